@@ -1,0 +1,52 @@
+"""The Python API: one function per operation; the CLI, MCP server and notebooks all call these."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from warehouse.errors import Code, KnowledgeError
+from warehouse.extract import run_extract
+from warehouse.extract.base import Progress
+from warehouse.paths import Paths
+from warehouse.settings import Settings
+from warehouse.state import load_all_units
+
+
+class Warehouse:
+    """A handle on one warehouse home and its settings.
+
+    Identity and locations come from configuration, never from a caller's free text.
+    """
+
+    def __init__(self, paths: Paths, settings: Settings | None = None) -> None:
+        self.paths = paths
+        self.settings = settings if settings is not None else Settings.load(paths.config_file)
+
+    @classmethod
+    def open(cls, dsh_home: str | Path | None = None, autoclaw_root: str | Path | None = None,
+             home: str | Path | None = None) -> Warehouse:
+        return cls(Paths.resolve(dsh_home, autoclaw_root, home))
+
+    def _require_enabled(self) -> None:
+        if not self.settings.enabled:
+            raise KnowledgeError(Code.DISABLED, "agent-knowledge is disabled (akw config set enabled=true)")
+
+    # -- operations -------------------------------------------------------------
+    def extract(self, sources: list[str] | None = None, progress: Progress | None = None) -> dict[str, Any]:
+        self._require_enabled()
+        return run_extract(self.paths, self.settings, sources=sources, progress=progress)
+
+    def sources(self) -> dict[str, Any]:
+        units = load_all_units(self.paths.state_dir)
+        summary: dict[str, dict[str, int]] = {}
+        for u in units:
+            s = summary.setdefault(u["source"], {"units": 0, "ok": 0, "error": 0, "excluded": 0})
+            s["units"] += 1
+            s[u["status"]] = s.get(u["status"], 0) + 1
+        return {
+            "paths": {"dsh_home": str(self.paths.dsh_home), "autoclaw_root": str(self.paths.autoclaw_root),
+                      "home": str(self.paths.home)},
+            "sources": summary,
+            "units": units,
+        }

@@ -1,0 +1,228 @@
+"""`akw`: the ops surface. Every command mirrors a `warehouse.api.Warehouse` method.
+
+With `--json` a command prints exactly one JSON document on stdout and diagnostics on
+stderr; failures exit non-zero with `{"errors":[{"code":"KNOWLEDGE_…","message":…}]}`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from warehouse.api import Warehouse
+from warehouse.errors import Code, KnowledgeError
+from warehouse.paths import Paths
+from warehouse.redact import redact
+from warehouse.settings import Settings
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Agent Knowledge Warehouse")
+config_app = typer.Typer(no_args_is_help=True, help="Show or change settings (agent-knowledge section).")
+fixtures_app = typer.Typer(no_args_is_help=True, help="Generate realistic source data.")
+app.add_typer(config_app, name="config")
+app.add_typer(fixtures_app, name="fixtures")
+
+out = Console()
+err = Console(stderr=True)
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+DshOpt = Annotated[Path | None, typer.Option("--dsh-home", help="DSH home (default $DSH_HOME or ~/.dsh).")]
+AcOpt = Annotated[Path | None, typer.Option("--autoclaw-root", help="AutoClaw root holding accounts/.")]
+HomeOpt = Annotated[Path | None, typer.Option("--home", help="Warehouse folder (default $AKW_HOME).")]
+
+
+def _emit(as_json: bool, doc: dict[str, Any], human: Callable[[dict[str, Any]], None]) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(doc, ensure_ascii=False, sort_keys=True, default=str) + "\n")
+    else:
+        human(doc)
+
+
+@contextmanager
+def _errors(as_json: bool) -> Iterator[None]:
+    """Map every failure to a stable code and a non-zero exit; never print indexed text or secrets."""
+    try:
+        yield
+    except KnowledgeError as e:
+        _fail(as_json, e.to_dict())
+    except typer.Exit:
+        raise
+    except Exception as e:
+        _fail(as_json, {"code": Code.INTERNAL.value, "message": redact(f"{type(e).__name__}: {e}")})
+
+
+def _fail(as_json: bool, error: dict[str, Any]) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps({"errors": [error]}, ensure_ascii=False, sort_keys=True) + "\n")
+    else:
+        err.print(f"[red]{error['code']}[/red]: {error['message']}")
+    raise typer.Exit(code=2)
+
+
+def _open(dsh: Path | None, ac: Path | None, home: Path | None) -> Warehouse:
+    return Warehouse.open(dsh, ac, home)
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[Callable[[str, int, int | None], None] | None]:
+    if not enabled:
+        yield None
+        return
+    tasks: dict[str, Any] = {}
+    with Progress(TextColumn("{task.description:>10}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=False) as bar:
+        def tick(desc: str, advance: int, total: int | None) -> None:
+            if desc not in tasks:
+                tasks[desc] = bar.add_task(desc, total=total)
+            elif total is not None:
+                bar.update(tasks[desc], total=total)
+            bar.advance(tasks[desc], advance)
+
+        yield tick
+
+
+# -- extract / reindex ------------------------------------------------------------
+def _print_extract(doc: dict[str, Any]) -> None:
+    t = Table(title=f"extract ({doc['duration_s']} s, {doc['files_written']} files written)")
+    for c in ("source", "seen", "changed", "unchanged", "failed", "removed", "rows written", "errors"):
+        t.add_column(c, justify="right" if c not in ("source", "errors") else "left")
+    for s in doc["sources"]:
+        u = s["units"]
+        rows = ", ".join(f"{k}={v}" for k, v in s["rows_written"].items()) or "-"
+        errs = ", ".join(sorted({e["code"] for e in s["errors"]})) or "-"
+        t.add_row(s["source"], *(str(u[k]) for k in ("seen", "changed", "unchanged", "failed", "removed")), rows, errs)
+    out.print(t)
+
+
+@app.command()
+def reindex(
+    mode: Annotated[str, typer.Option(help="incremental | full | verify")] = "incremental",
+    source: Annotated[list[str] | None, typer.Option("--source", help="Only these sources.")] = None,
+    as_json: JsonOpt = False, dsh_home: DshOpt = None, autoclaw_root: AcOpt = None, home: HomeOpt = None,
+) -> None:
+    """Extract changed source units into the Parquet lake."""
+    with _errors(as_json):
+        if mode not in ("incremental", "full", "verify"):
+            raise KnowledgeError(Code.INVALID_REQUEST, f"mode: unknown value {mode!r}", field="mode")
+        wh = _open(dsh_home, autoclaw_root, home)
+        with _progress(not as_json) as tick:
+            doc = wh.extract(sources=source, progress=tick)
+        _emit(as_json, doc, _print_extract)
+
+
+@app.command()
+def sources(as_json: JsonOpt = False, dsh_home: DshOpt = None, autoclaw_root: AcOpt = None,
+            home: HomeOpt = None) -> None:
+    """Show the state of every source unit (revision, status, error code)."""
+    with _errors(as_json):
+        doc = _open(dsh_home, autoclaw_root, home).sources()
+
+        def human(d: dict[str, Any]) -> None:
+            t = Table(title="sources")
+            for c in ("source", "units", "ok", "error", "excluded"):
+                t.add_column(c)
+            for name, s in sorted(d["sources"].items()):
+                t.add_row(name, *(str(s.get(k, 0)) for k in ("units", "ok", "error", "excluded")))
+            out.print(t)
+            for u in d["units"]:
+                if u["status"] == "error":
+                    out.print(f"[red]{u['error_code']}[/red] {u['source']} {u['unit']}: {u['error']}")
+
+        _emit(as_json, doc, human)
+
+
+# -- config -----------------------------------------------------------------------
+@config_app.command("show")
+def config_show(as_json: JsonOpt = False, home: HomeOpt = None, dsh_home: DshOpt = None) -> None:
+    """Print the effective settings (file + environment overrides)."""
+    with _errors(as_json):
+        paths = Paths.resolve(dsh_home, None, home)
+        s = Settings.load(paths.config_file)
+        doc = {"config_file": str(paths.config_file), "agent-knowledge": s.model_dump()}
+        _emit(as_json, doc, lambda d: out.print_json(data=d))
+
+
+@config_app.command("set")
+def config_set(
+    assignments: Annotated[list[str], typer.Argument(help="key=value pairs, e.g. schedule.times='[\"04:00\"]'")],
+    as_json: JsonOpt = False, home: HomeOpt = None, dsh_home: DshOpt = None,
+) -> None:
+    """Validate and save settings; a bad key or value is named and nothing is written."""
+    with _errors(as_json):
+        paths = Paths.resolve(dsh_home, None, home)
+        s = Settings.load(paths.config_file)
+        for a in assignments:
+            if "=" not in a:
+                raise KnowledgeError(Code.CONFIG_INVALID, f"{a!r}: expected key=value", key=a)
+            key, value = a.split("=", 1)
+            s = s.with_value(key.strip(), value)
+        s.save(paths.config_file)
+        doc = {"config_file": str(paths.config_file), "agent-knowledge": s.model_dump()}
+        _emit(as_json, doc, lambda d: out.print(f"saved {d['config_file']}"))
+
+
+# -- fixtures -----------------------------------------------------------------------
+@fixtures_app.command("generate")
+def fixtures_generate(
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder to write dsh/, autoclaw/, workspaces/, manifest.json")],
+    sessions: Annotated[int, typer.Option(min=1)] = 24,
+    seed: Annotated[int, typer.Option()] = 7,
+    events: Annotated[int | None, typer.Option(help="Total DSH events (default sessions*60).")] = None,
+    broken: Annotated[bool, typer.Option(help="Also plant corrupt units.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Generate a realistic DSH home, AutoClaw root, skills and workspaces with a ground-truth manifest."""
+    import akw_fixtures
+
+    with _errors(as_json):
+        with _progress(not as_json) as tick:
+            cb = (lambda done, total: tick("generate", done, total)) if tick else None
+            manifest = akw_fixtures.generate(out_dir, sessions=sessions, seed=seed, events=events,
+                                             broken=broken, progress=cb)
+        doc = {"out": str(out_dir.absolute()), "counts": manifest.get("counts", {}),
+               "env": {"DSH_HOME": str((out_dir / "dsh").absolute()),
+                       "AUTOCLAW_ROOT": str((out_dir / "autoclaw").absolute())}}
+        _emit(as_json, doc, lambda d: out.print_json(data=d))
+
+
+def main() -> None:  # pragma: no cover
+    app()
+
+
+# -- demo ---------------------------------------------------------------------------
+@app.command()
+def demo(
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for the generated sources and the warehouse.")] = Path(
+        "demo"),
+    sessions: Annotated[int, typer.Option(min=1)] = 24,
+    seed: Annotated[int, typer.Option()] = 7,
+    as_json: JsonOpt = False,
+) -> None:
+    """Generate realistic data (unless present), index it, and print what was found per source."""
+    import akw_fixtures
+
+    with _errors(as_json):
+        manifest_file = out_dir / "manifest.json"
+        if not manifest_file.exists():
+            if not as_json:
+                err.print(f"generating {sessions} sessions (seed {seed}) into {out_dir}/ …")
+            akw_fixtures.generate(out_dir, sessions=sessions, seed=seed)
+        wh = Warehouse.open(out_dir / "dsh", out_dir / "autoclaw", out_dir / "akw-home")
+        with _progress(not as_json) as tick:
+            doc = {"extract": wh.extract(progress=tick)}
+        doc["env"] = {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
+                      "AKW_HOME": str(wh.paths.home)}
+
+        def human(d: dict[str, Any]) -> None:
+            _print_extract(d["extract"])
+            out.print("Use this warehouse: " + " ".join(f"{k}={v}" for k, v in d["env"].items()))
+
+        _emit(as_json, doc, human)

@@ -1,0 +1,36 @@
+"""The one way to open DuckDB: offline extensions from the `duckdb-ext-*` wheels, bounded memory.
+
+Extensions are LOADed from the wheel's `duckdb_ext/extensions` folder; nothing is ever
+INSTALLed or downloaded at run time (autoinstall/autoload are off).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+
+def extension_directory() -> str:
+    import duckdb_ext  # namespace package shipped by duckdb-ext-fts
+
+    for base in duckdb_ext.__path__:
+        d = Path(base) / "extensions"
+        if d.exists():
+            return str(d)
+    raise RuntimeError("duckdb-ext-fts wheel is not installed (duckdb_ext/extensions missing)")
+
+
+def connect(path: str | Path = ":memory:", read_only: bool = False, memory_limit: str = "1GB",
+            threads: int = 2, extensions: tuple[str, ...] = ("fts",)) -> duckdb.DuckDBPyConnection:
+    config = {
+        "extension_directory": extension_directory(),
+        "autoinstall_known_extensions": False,
+        "autoload_known_extensions": False,
+        "memory_limit": memory_limit,
+        "threads": threads,
+    }
+    con = duckdb.connect(str(path), read_only=read_only, config=config)
+    for ext in extensions:
+        con.execute(f"LOAD {ext}")
+    return con

@@ -1,0 +1,44 @@
+"""Stable `KNOWLEDGE_*` error codes (spec 001 §8.2, contract 000 §9) and the one exception type."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Code(StrEnum):
+    DISABLED = "KNOWLEDGE_DISABLED"
+    NOT_READY = "KNOWLEDGE_NOT_READY"
+    INDEX_NOT_READY = "KNOWLEDGE_INDEX_NOT_READY"
+    STALE_INDEX = "KNOWLEDGE_STALE_INDEX"
+    SOURCE_UNAVAILABLE = "KNOWLEDGE_SOURCE_UNAVAILABLE"
+    SOURCE_SCHEMA_UNSUPPORTED = "KNOWLEDGE_SOURCE_SCHEMA_UNSUPPORTED"
+    SOURCE_CORRUPT = "KNOWLEDGE_SOURCE_CORRUPT"
+    SOURCE_LOCKED = "KNOWLEDGE_SOURCE_LOCKED"
+    QUERY_INVALID = "KNOWLEDGE_QUERY_INVALID"
+    INVALID_REQUEST = "KNOWLEDGE_INVALID_REQUEST"
+    CONFIG_INVALID = "KNOWLEDGE_CONFIG_INVALID"
+    LIMIT = "KNOWLEDGE_LIMIT"
+    NO_SOURCE = "KNOWLEDGE_NO_SOURCE"
+    LANE_DEGRADED = "KNOWLEDGE_LANE_DEGRADED"
+    BUDGET_EXCEEDED = "KNOWLEDGE_BUDGET_EXCEEDED"
+    LOCKED = "KNOWLEDGE_INDEX_LOCKED"
+    DISPATCH_CONFLICT = "KNOWLEDGE_DISPATCH_CONFLICT"
+    DISPATCH_UNAUTHORIZED = "KNOWLEDGE_DISPATCH_UNAUTHORIZED"
+    DELETE_PARTIAL = "KNOWLEDGE_DELETE_PARTIAL"
+    NOT_FOUND = "KNOWLEDGE_NOT_FOUND"
+    INTERNAL = "KNOWLEDGE_INTERNAL"
+
+
+class KnowledgeError(Exception):
+    """An error with a stable code; its message must never carry indexed text or secrets."""
+
+    def __init__(self, code: Code | str, message: str, **details: object) -> None:
+        super().__init__(message)
+        self.code = str(code)
+        self.message = message
+        self.details = details
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"code": self.code, "message": self.message}
+        out.update({k: v for k, v in self.details.items() if v is not None})
+        return out

@@ -1,0 +1,59 @@
+"""Extract jobs: one module per source, run in a fixed order, each isolated from the others."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import time
+import traceback
+from typing import Any
+
+from warehouse.errors import Code
+from warehouse.extract.base import ExtractContext, Progress, SourceReport, utc_now_iso
+from warehouse.lake import Lake
+from warehouse.paths import Paths
+from warehouse.redact import redact
+from warehouse.settings import Settings
+from warehouse.state import SourceStore
+
+# source name -> (module, settings.sources flag)
+EXTRACTORS: dict[str, tuple[str, str]] = {
+    "dsh": ("warehouse.extract.dsh", "harness"),
+    "autoclaw": ("warehouse.extract.autoclaw", "autoclaw"),
+    "skills": ("warehouse.extract.skills", "skills"),
+    "code": ("warehouse.extract.code", "code"),
+}
+
+
+def run_extract(paths: Paths, settings: Settings, sources: list[str] | None = None,
+                progress: Progress | None = None) -> dict[str, Any]:
+    """Run every enabled extractor; a crash in one is recorded with KNOWLEDGE_INTERNAL, the rest go on."""
+    paths.ensure()
+    lake = Lake(paths.lake, redact=settings.redact_secrets)
+    started = time.perf_counter()
+    reports: list[SourceReport] = []
+    for name, (module, flag) in EXTRACTORS.items():
+        if sources and name not in sources:
+            continue
+        if not getattr(settings.sources, flag):
+            reports.append(SourceReport(source=name, degraded=False))
+            continue
+        store = SourceStore(paths.state_dir, name)
+        ctx = ExtractContext(paths=paths, settings=settings, lake=lake, store=store, progress=progress)
+        t0 = time.perf_counter()
+        try:
+            rep: SourceReport = importlib.import_module(module).extract(ctx)
+        except Exception as e:  # isolation between sources: record, do not propagate
+            rep = SourceReport(source=name, degraded=True)
+            rep.errors.append({"code": Code.INTERNAL.value, "unit": name,
+                               "message": redact(f"{type(e).__name__}: {e}") or ""})
+            print(redact(traceback.format_exc()), file=sys.stderr)
+        rep.duration_s = time.perf_counter() - t0
+        store.save()
+        reports.append(rep)
+    return {
+        "finished_at": utc_now_iso(),
+        "duration_s": round(time.perf_counter() - started, 3),
+        "files_written": lake.files_written,
+        "sources": [r.to_dict() for r in reports],
+    }

@@ -1,0 +1,86 @@
+"""Redaction of secrets and PII before anything is written (spec 001 FR-8, AC-10).
+
+One pattern list serves two engines: Python `re` for single strings (errors, logs,
+cursors) and polars' Rust regex for whole Parquet columns (the hot path). Patterns
+therefore use only the common subset: no look-arounds, no back-references.
+Replacements are written in Rust form (`${1}`) and translated for Python.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import polars as pl
+
+
+@dataclass(frozen=True)
+class Rule:
+    kind: str
+    pattern: str
+    replacement: str  # Rust/polars syntax: ${1}
+
+
+def _mark(kind: str) -> str:
+    return f"[REDACTED:{kind}]"
+
+
+# Order matters: specific, multi-part secrets first; generic e-mail/phone last.
+RULES: tuple[Rule, ...] = (
+    Rule("private-key",
+         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----",
+         _mark("private-key")),
+    Rule("private-key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[A-Za-z0-9+/=\s\\n]*", _mark("private-key")),
+    Rule("url-credentials", r"([A-Za-z][A-Za-z0-9+.\-]*://)[^/\s:@\"'<>]+:[^/\s@\"'<>]+@",
+         "${1}" + _mark("url-credentials") + "@"),
+    Rule("jwt", r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", _mark("jwt")),
+    Rule("api-key", r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}", _mark("api-key")),
+    Rule("api-key", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}", _mark("api-key")),
+    Rule("api-key", r"\bgithub_pat_[A-Za-z0-9_]{20,}", _mark("api-key")),
+    Rule("api-key", r"\bglpat-[A-Za-z0-9_\-]{20,}", _mark("api-key")),
+    Rule("api-key", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}", _mark("api-key")),
+    Rule("api-key", r"\bAIza[0-9A-Za-z_\-]{35}", _mark("api-key")),
+    Rule("cloud-key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b", _mark("cloud-key")),
+    Rule("secret",
+         r"(?i)\b(aws_secret_access_key|secret_access_key|client_secret|api[_\-]?key|apikey|access[_\-]?token"
+         r"|auth[_\-]?token|secret[_\-]?key|secret|token|password|passwd|pwd|пароль)"
+         r"(\"?\s*[:=]\s*\"?|\s+is\s+)([^\s\"',;]{6,})",
+         "${1}${2}" + _mark("secret")),
+    Rule("bearer", r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/\-]{16,}=*", "${1}" + _mark("bearer")),
+    # The local part is the personal bit; the domain is kept because hosts (`deploy@iya.ru`) are what work is about.
+    Rule("email", r"[A-Za-z0-9._%+\-]+@([A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,})",
+         _mark("email") + "@${1}"),
+    Rule("phone", r"\+\d{1,3}[\s\-]?\(?\d{2,4}\)?[\s\-]?\d{2,4}[\s\-]?\d{2,4}(?:[\s\-]?\d{2,4})?", _mark("phone")),
+    Rule("phone", r"\b8\s?\(\d{3}\)\s?\d{3}[\s\-]?\d{2}[\s\-]?\d{2}\b", _mark("phone")),
+)
+
+_PY = [(re.compile(r.pattern), re.sub(r"\$\{(\d+)\}", r"\\g<\1>", r.replacement)) for r in RULES]
+_HINT = re.compile(r"(?i)(-----BEGIN|://|eyJ|sk-|gh[pousr]_|github_pat_|glpat-|xox|AIza|AKIA|ASIA|AGPA|AIDA|AROA"
+                   r"|secret|token|passw|pwd|пароль|bearer|api|@|\+\d|8\s?\()")
+
+
+def redact(text: str | None) -> str | None:
+    """Redact one string (errors, log lines, cursor values)."""
+    if not text or not _HINT.search(text):
+        return text
+    for rx, repl in _PY:
+        text = rx.sub(repl, text)
+    return text
+
+
+def redact_expr(col: pl.Expr) -> pl.Expr:
+    """A polars expression that redacts a string column with the same rules."""
+    for r in RULES:
+        col = col.str.replace_all(r.pattern, r.replacement)
+    return col
+
+
+def redact_frame(df: pl.DataFrame) -> pl.DataFrame:
+    """Redact every string and list-of-string column of a frame."""
+    exprs = []
+    for name, dtype in df.schema.items():
+        if dtype == pl.String:
+            exprs.append(redact_expr(pl.col(name)).alias(name))
+        elif isinstance(dtype, pl.List) and dtype.inner == pl.String:
+            exprs.append(pl.col(name).list.eval(redact_expr(pl.element())).alias(name))
+    return df.with_columns(exprs) if exprs else df

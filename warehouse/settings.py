@@ -1,0 +1,180 @@
+"""The `agent-knowledge` settings section (spec 001 §8.4) as a pydantic model.
+
+Loaded from `$AKW_HOME/config.yaml` (top key `agent-knowledge`), then overridden by
+`AKW_<SECTION>__<KEY>` environment variables; `akw config set key=value` writes the file.
+Unknown keys are rejected so a typo never silently falls back to a default.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from warehouse.errors import Code, KnowledgeError
+
+SECTION = "agent-knowledge"
+ENV_PREFIX = "AKW_"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class Sources(_Strict):
+    harness: bool = True
+    autoclaw: bool = True
+    skills: bool = True
+    code: bool = True
+    extra_skill_dirs: list[str] = Field(default_factory=list)
+
+
+class Schedule(_Strict):
+    mode: Literal["twice_daily", "daily", "manual", "cron"] = "twice_daily"
+    times: list[str] = Field(default_factory=lambda: ["03:00", "15:00"])
+    timezone: str = "local"
+    catch_up: Literal["latest", "none"] = "latest"
+    stale_after_hours: int = Field(default=24, ge=1, le=24 * 365)
+    run_on_start_if_stale: bool = True
+
+    @field_validator("times")
+    @classmethod
+    def _hhmm(cls, v: list[str]) -> list[str]:
+        for t in v:
+            if not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d", t):
+                raise ValueError(f"time {t!r} is not HH:MM")
+        return v
+
+
+class Exclude(_Strict):
+    workspaces: list[str] = Field(default_factory=list)
+    paths: list[str] = Field(default_factory=list)
+    sessions: list[str] = Field(default_factory=list)
+    actors: list[str] = Field(default_factory=list)
+    file_patterns: list[str] = Field(default_factory=list)
+
+
+class Semantic(_Strict):
+    enabled: bool = False
+    provider: Literal["local"] = "local"
+
+
+class Dispatch(_Strict):
+    allow_spawn_replica: bool = True
+    allow_external_handoff: bool = True
+    require_confirmation: bool = True
+
+
+class Index(_Strict):
+    """Index-affecting knobs: they enter `index_rev`."""
+
+    memory_limit: str = "1GB"
+    threads: int = Field(default=2, ge=1, le=64)
+    code_max_file_bytes: int = Field(default=512_000, ge=1_000)
+
+
+class Settings(_Strict):
+    enabled: bool = True
+    sources: Sources = Field(default_factory=Sources)
+    schedule: Schedule = Field(default_factory=Schedule)
+    retention_days: int = Field(default=180, ge=1)
+    exclude: Exclude = Field(default_factory=Exclude)
+    redact_secrets: bool = True
+    semantic: Semantic = Field(default_factory=Semantic)
+    dispatch: Dispatch = Field(default_factory=Dispatch)
+    index: Index = Field(default_factory=Index)
+
+    # -- loading / saving -------------------------------------------------------
+    @classmethod
+    def load(cls, config_file: Path, env: dict[str, str] | None = None) -> Settings:
+        data: dict[str, Any] = {}
+        if config_file.exists():
+            try:
+                raw = yaml.safe_load(config_file.read_text(encoding="utf-8")) or {}
+            except yaml.YAMLError as e:
+                raise KnowledgeError(Code.CONFIG_INVALID, f"{config_file.name}: not valid YAML ({e})") from e
+            if not isinstance(raw, dict):
+                raise KnowledgeError(Code.CONFIG_INVALID, f"{config_file.name}: top level must be a mapping")
+            data = raw.get(SECTION, {}) or {}
+        for key, value in _env_overrides(os.environ if env is None else env).items():
+            _set_path(data, key.split("."), yaml.safe_load(value))
+        return _validate(data)
+
+    def save(self, config_file: Path) -> None:
+        config_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = config_file.with_suffix(".tmp")
+        tmp.write_text(yaml.safe_dump({SECTION: self.model_dump()}, sort_keys=False, allow_unicode=True))
+        os.chmod(tmp, 0o600)
+        tmp.replace(config_file)
+
+    def with_value(self, dotted_key: str, raw_value: str) -> Settings:
+        """Return a copy with `dotted_key` set from a YAML scalar/list literal; bad keys are named."""
+        parts = dotted_key.split(".")
+        if parts and parts[0] == SECTION:
+            parts = parts[1:]
+        _check_known_key(parts)
+        data = self.model_dump()
+        try:
+            value = yaml.safe_load(raw_value)
+        except yaml.YAMLError as e:
+            raise KnowledgeError(Code.CONFIG_INVALID, f"{dotted_key}: value is not valid YAML", key=dotted_key) from e
+        _set_path(data, parts, value)
+        return _validate(data)
+
+    def index_affecting(self) -> dict[str, Any]:
+        """Settings that change what is indexed or how: they are hashed into `index_rev`."""
+        return {
+            "sources": self.sources.model_dump(),
+            "exclude": self.exclude.model_dump(),
+            "redact_secrets": self.redact_secrets,
+            "retention_days": self.retention_days,
+            "index": self.index.model_dump(),
+        }
+
+
+def _env_overrides(env: dict[str, str] | os._Environ[str]) -> dict[str, str]:
+    out = {}
+    for k, v in env.items():
+        if k.startswith(ENV_PREFIX) and "__" in k:
+            dotted = k[len(ENV_PREFIX):].lower().replace("__", ".")
+            out[dotted] = v
+    return out
+
+
+def _set_path(data: dict[str, Any], parts: list[str], value: Any) -> None:
+    cur = data
+    for p in parts[:-1]:
+        nxt = cur.get(p)
+        if not isinstance(nxt, dict):
+            nxt = {}
+            cur[p] = nxt
+        cur = nxt
+    cur[parts[-1]] = value
+
+
+def _check_known_key(parts: list[str]) -> None:
+    model: type[BaseModel] = Settings
+    for i, p in enumerate(parts):
+        fields = model.model_fields
+        if p not in fields:
+            key = ".".join(parts[: i + 1])
+            raise KnowledgeError(Code.CONFIG_INVALID, f"unknown setting {key!r}", key=key)
+        ann = fields[p].annotation
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            model = ann
+        elif i < len(parts) - 1:
+            key = ".".join(parts[: i + 2])
+            raise KnowledgeError(Code.CONFIG_INVALID, f"unknown setting {key!r}", key=key)
+
+
+def _validate(data: dict[str, Any]) -> Settings:
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        key = ".".join(str(x) for x in err["loc"])
+        raise KnowledgeError(Code.CONFIG_INVALID, f"{key}: {err['msg']}", key=key) from e
