@@ -51,3 +51,20 @@ def test_ordinary_text_is_kept(text: str) -> None:
 
 def test_email_keeps_host_for_search() -> None:
     assert redact("ssh deploy@iya.ru") == "ssh [REDACTED:email]@iya.ru"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("DB_PASSWORD=CANARYdbpw42", "CANARYdbpw42"),
+        ("PGPASSWORD=CANARYpg77 psql -h db-01.internal", "CANARYpg77"),
+        ("'password' => 'CANARYphp99',", "CANARYphp99"),
+        ("mysql -uroot -pCANARYcli55 -h 176.99.5.35", "CANARYcli55"),
+        ("ALTER USER 'shop'@'%' IDENTIFIED BY 'CANARY sql 1';", "CANARY sql 1"),
+        ("Пароль от root: CANARYru31", "CANARYru31"),
+        ("новый пароль CANARY7x", "CANARY7x"),
+    ],
+)
+def test_config_and_shell_secret_forms(text: str, secret: str) -> None:
+    assert secret not in (redact(text) or "")
+    assert secret not in redact_frame(pl.DataFrame({"t": [text]}))["t"][0]

@@ -37,6 +37,37 @@ class Warehouse:
         self._require_enabled()
         return run_extract(self.paths, self.settings, sources=sources, progress=progress)
 
+    def reindex(self, mode: str = "incremental", progress: Progress | None = None,
+                wait_s: float = 0.0) -> dict[str, Any]:
+        from warehouse.build import reindex
+
+        return reindex(self.paths, self.settings, mode=mode, progress=progress, wait_s=wait_s)
+
+    def status(self) -> dict[str, Any]:
+        from warehouse.status import status
+
+        return status(self.paths, self.settings)
+
+    def sql(self, query: str, limit: int = 1000) -> dict[str, Any]:
+        """Run one read-only query on the published generation (no file or network access from SQL)."""
+        from warehouse import generation
+
+        con, gen = generation.open_current(self.paths.generations)
+        try:
+            con.execute("SET enable_external_access = false")
+            con.execute("SET lock_configuration = true")
+            cur = con.execute(query)
+            cols = [d[0] for d in cur.description] if cur.description else []
+            rows = cur.fetchmany(limit + 1)
+        except KnowledgeError:
+            raise
+        except Exception as e:
+            raise KnowledgeError(Code.QUERY_INVALID, f"{type(e).__name__}: {e}") from e
+        finally:
+            con.close()
+        return {"index_rev": gen.index_rev, "columns": cols, "rows": [list(r) for r in rows[:limit]],
+                "truncated": len(rows) > limit}
+
     def sources(self) -> dict[str, Any]:
         units = load_all_units(self.paths.state_dir)
         summary: dict[str, dict[str, int]] = {}

@@ -102,20 +102,74 @@ def _print_extract(doc: dict[str, Any]) -> None:
     out.print(t)
 
 
+def _print_reindex(doc: dict[str, Any]) -> None:
+    if "extract" in doc:
+        _print_extract(doc["extract"])
+    if doc.get("mode") == "verify":
+        out.print("[green]verify: ok[/green]" if doc["ok"] else "[red]verify: mismatches[/red]")
+        for m in doc["mismatches"]:
+            out.print(f"  {m}")
+        return
+    build = doc.get("build") or {}
+    out.print(f"{doc['outcome']}: index_rev {doc['index_rev']} ({doc['generation']}) in {doc['duration_s']} s"
+              + (f"; {build.get('counts')}" if build else ""))
+
+
 @app.command()
 def reindex(
     mode: Annotated[str, typer.Option(help="incremental | full | verify")] = "incremental",
-    source: Annotated[list[str] | None, typer.Option("--source", help="Only these sources.")] = None,
+    wait: Annotated[float, typer.Option(help="Seconds to wait for another writer's lock.")] = 0.0,
     as_json: JsonOpt = False, dsh_home: DshOpt = None, autoclaw_root: AcOpt = None, home: HomeOpt = None,
 ) -> None:
-    """Extract changed source units into the Parquet lake."""
+    """Extract changed sources, rebuild the models and index, publish a new generation."""
     with _errors(as_json):
-        if mode not in ("incremental", "full", "verify"):
-            raise KnowledgeError(Code.INVALID_REQUEST, f"mode: unknown value {mode!r}", field="mode")
         wh = _open(dsh_home, autoclaw_root, home)
-        with _progress(not as_json) as tick:
-            doc = wh.extract(sources=source, progress=tick)
-        _emit(as_json, doc, _print_extract)
+        try:
+            with _progress(not as_json) as tick:
+                doc = wh.reindex(mode=mode, progress=tick, wait_s=wait)
+        except KeyboardInterrupt:
+            raise KnowledgeError(Code.INTERNAL, "cancelled; the published generation is unchanged",
+                                 cancelled=True) from None
+        _emit(as_json, doc, _print_reindex)
+
+
+@app.command()
+def status(as_json: JsonOpt = False, dsh_home: DshOpt = None, autoclaw_root: AcOpt = None,
+           home: HomeOpt = None) -> None:
+    """knowledge_status: state, index_rev, last/next run, counts, coverage, errors."""
+    with _errors(as_json):
+        doc = _open(dsh_home, autoclaw_root, home).status()
+
+        def human(d: dict[str, Any]) -> None:
+            colour = {"ready": "green", "stale": "yellow", "degraded": "yellow"}.get(d["state"], "red")
+            out.print(f"[{colour}]{d['state']}[/{colour}]  index_rev={d['index_rev']}  next_run={d['next_run']}")
+            if d["last_run"]:
+                lr = d["last_run"]
+                out.print(f"last run: {lr['mode']} {lr['outcome']} at {lr['finished_at']} ({lr['duration_s']} s)")
+            for name, c in sorted(d["counts"].items()):
+                out.print(f"  {name:<18} {c}")
+            for e in d["errors"]:
+                out.print(f"[red]{e['code']}[/red] {e['source']} {e['unit']}: {e['message']}")
+
+        _emit(as_json, doc, human)
+
+
+@app.command("sql")
+def sql_cmd(query: Annotated[str, typer.Argument(help="One read-only SQL query.")],
+            limit: Annotated[int, typer.Option(min=1, max=100000)] = 1000,
+            as_json: JsonOpt = False, dsh_home: DshOpt = None, autoclaw_root: AcOpt = None,
+            home: HomeOpt = None) -> None:
+    """Query the published generation read-only (any DuckDB client can open it too)."""
+    with _errors(as_json):
+        doc = _open(dsh_home, autoclaw_root, home).sql(query, limit=limit)
+
+        def human(d: dict[str, Any]) -> None:
+            t = Table(*d["columns"])
+            for r in d["rows"]:
+                t.add_row(*(str(v) for v in r))
+            out.print(t)
+
+        _emit(as_json, doc, human)
 
 
 @app.command()
@@ -217,12 +271,12 @@ def demo(
             akw_fixtures.generate(out_dir, sessions=sessions, seed=seed)
         wh = Warehouse.open(out_dir / "dsh", out_dir / "autoclaw", out_dir / "akw-home")
         with _progress(not as_json) as tick:
-            doc = {"extract": wh.extract(progress=tick)}
+            doc = {"reindex": wh.reindex(progress=tick)}
         doc["env"] = {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
                       "AKW_HOME": str(wh.paths.home)}
 
         def human(d: dict[str, Any]) -> None:
-            _print_extract(d["extract"])
+            _print_reindex(d["reindex"])
             out.print("Use this warehouse: " + " ".join(f"{k}={v}" for k, v in d["env"].items()))
 
         _emit(as_json, doc, human)

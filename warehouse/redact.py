@@ -42,10 +42,14 @@ RULES: tuple[Rule, ...] = (
     Rule("api-key", r"\bAIza[0-9A-Za-z_\-]{35}", _mark("api-key")),
     Rule("cloud-key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b", _mark("cloud-key")),
     Rule("secret",
-         r"(?i)\b(aws_secret_access_key|secret_access_key|client_secret|api[_\-]?key|apikey|access[_\-]?token"
-         r"|auth[_\-]?token|secret[_\-]?key|secret|token|password|passwd|pwd|пароль)"
-         r"(\"?\s*[:=]\s*\"?|\s+is\s+)([^\s\"',;]{6,})",
+         r"(?i)\b([A-Za-z0-9_]*?(?:aws_secret_access_key|secret_access_key|client_secret|api[_\-]?key|apikey"
+         r"|access[_\-]?token|auth[_\-]?token|secret[_\-]?key|secret|token|password|passwd|pwd|пароль))"
+         r"([\"']?\s*(?:[:=]|=>)\s*[\"']?|\s+is\s+)([^\s\"',;]{4,})",
          "${1}${2}" + _mark("secret")),
+    Rule("secret", r"(?i)(пароль[^:\n]{1,30}:\s*)([^\s\"',;]{4,})", "${1}" + _mark("secret")),
+    Rule("secret", r"(?i)(пароль\s+)([^\s\"',;]*\d[^\s\"',;]*)", "${1}" + _mark("secret")),
+    Rule("secret", r"(?i)(identified\s+(?:with\s+\S+\s+)?by\s+)'[^'\n]+'", "${1}'" + _mark("secret") + "'"),
+    Rule("secret", r"(\bmysql(?:dump|admin)?\b[^\n|;]*?\s-p)([^\s'\"]{4,})", "${1}" + _mark("secret")),
     Rule("bearer", r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/\-]{16,}=*", "${1}" + _mark("bearer")),
     # The local part is the personal bit; the domain is kept because hosts (`deploy@iya.ru`) are what work is about.
     Rule("email", r"[A-Za-z0-9._%+\-]+@([A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,})",
@@ -56,7 +60,7 @@ RULES: tuple[Rule, ...] = (
 
 _PY = [(re.compile(r.pattern), re.sub(r"\$\{(\d+)\}", r"\\g<\1>", r.replacement)) for r in RULES]
 _HINT = re.compile(r"(?i)(-----BEGIN|://|eyJ|sk-|gh[pousr]_|github_pat_|glpat-|xox|AIza|AKIA|ASIA|AGPA|AIDA|AROA"
-                   r"|secret|token|passw|pwd|пароль|bearer|api|@|\+\d|8\s?\()")
+                   r"|secret|token|passw|pwd|пароль|bearer|api|mysql|identified|@|\+\d|8\s?\()")
 
 
 def redact(text: str | None) -> str | None:

@@ -25,6 +25,13 @@ EXTRACTORS: dict[str, tuple[str, str]] = {
 }
 
 
+def ensure_lake_schemas(lake: Lake) -> None:
+    """Every extractor's tables exist in the lake (as zero-row schema files) even if it never ran."""
+    for name, (module, _flag) in EXTRACTORS.items():
+        for table, schema in importlib.import_module(module).TABLES.items():
+            lake.ensure_table(name, table, schema)
+
+
 def run_extract(paths: Paths, settings: Settings, sources: list[str] | None = None,
                 progress: Progress | None = None) -> dict[str, Any]:
     """Run every enabled extractor; a crash in one is recorded with KNOWLEDGE_INTERNAL, the rest go on."""

@@ -1,0 +1,62 @@
+-- Actors: anyone who did work — a DSH root session, a subagent, a team member, a saved AutoClaw
+-- agent — with activity, model, counts, success rate and the dispatch mode the contract assigns.
+-- col: kind: root_session | subagent | team_member | autoclaw_agent
+-- col: dispatch_mode: spawn_replica (historical DSH actor) | team_task (team member) | external_handoff (AutoClaw)
+-- col: success_rate: successes / finished episodes (partial counts as half)
+WITH dsh AS (
+    SELECT actor_id, any_value(actor_kind) AS kind, 'harness' AS source, any_value(actor_name) AS display_name,
+           CAST(NULL AS VARCHAR) AS description,
+           arg_min(workspace_id, created_at) AS workspace_id, arg_min(workspace_path, created_at) AS workspace_path,
+           min(session_id) AS session_id,
+           any_value(coalesce(subagent_parent, lead_session_id)) AS parent_session_id,
+           CAST(NULL AS VARCHAR) AS account, CAST(NULL AS VARCHAR) AS agent_id,
+           list(DISTINCT session_id ORDER BY session_id) AS session_ids
+    FROM {{ ref('stg_dsh_sessions') }}
+    GROUP BY actor_id
+),
+ac AS (
+    SELECT 'actor:autoclaw:agent:' || account || ':' || agent_id AS actor_id, 'autoclaw_agent' AS kind,
+           'autoclaw' AS source, name AS display_name, description,
+           CAST(NULL AS VARCHAR) AS workspace_id, CAST(NULL AS VARCHAR) AS workspace_path,
+           CAST(NULL AS VARCHAR) AS session_id, CAST(NULL AS VARCHAR) AS parent_session_id,
+           account, agent_id, CAST([] AS VARCHAR[]) AS session_ids
+    FROM {{ ref('stg_ac_agents') }}
+),
+actors AS (SELECT * FROM dsh UNION ALL SELECT * FROM ac),
+ep AS (
+    SELECT actor_id,
+           min(started_at) AS first_activity, max(coalesce(ended_at, started_at)) AS last_activity,
+           count(*) AS episodes,
+           count(*) FILTER (WHERE outcome = 'success') AS successes,
+           count(*) FILTER (WHERE outcome = 'partial') AS partials,
+           count(*) FILTER (WHERE outcome IN ('failure', 'cancelled')) AS failures,
+           sum(tool_calls) AS tool_calls,
+           arg_max(model, started_at) FILTER (WHERE model IS NOT NULL) AS model,
+           mode(workspace_id) AS main_workspace_id, mode(workspace_path) AS main_workspace_path
+    FROM {{ ref('ak_episode') }}
+    WHERE actor_id IS NOT NULL
+    GROUP BY actor_id
+),
+part AS (  -- AutoClaw agents also work as participants of other agents' runs
+    SELECT 'actor:autoclaw:agent:' || account || ':' || agent_id AS actor_id, count(*) AS participations,
+           count(*) FILTER (WHERE outcome IN ('completed', 'success')) AS participations_ok
+    FROM {{ ref('stg_ac_participations') }} GROUP BY ALL
+)
+SELECT a.actor_id, a.kind, a.source, a.display_name, a.description,
+       coalesce(a.workspace_id, ep.main_workspace_id) AS workspace_id,
+       coalesce(a.workspace_path, ep.main_workspace_path) AS workspace_path,
+       a.session_id, a.parent_session_id, a.account, a.agent_id, a.session_ids,
+       ep.first_activity, ep.last_activity, ep.model,
+       coalesce(ep.episodes, 0) AS episodes, coalesce(ep.successes, 0) AS successes,
+       coalesce(ep.partials, 0) AS partials, coalesce(ep.failures, 0) AS failures,
+       coalesce(ep.tool_calls, 0) AS tool_calls,
+       coalesce(part.participations, 0) AS participations,
+       CASE WHEN coalesce(ep.successes, 0) + coalesce(ep.partials, 0) + coalesce(ep.failures, 0) = 0 THEN NULL
+            ELSE round((ep.successes + 0.5 * ep.partials) / (ep.successes + ep.partials + ep.failures), 4)
+       END AS success_rate,
+       CASE a.kind WHEN 'team_member' THEN 'team_task' WHEN 'autoclaw_agent' THEN 'external_handoff'
+                   ELSE 'spawn_replica' END AS dispatch_mode
+FROM actors a
+LEFT JOIN ep USING (actor_id)
+LEFT JOIN part USING (actor_id)
+ORDER BY a.actor_id

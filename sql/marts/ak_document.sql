@@ -1,0 +1,93 @@
+-- Searchable documents, one row per item a lane can return, with filter columns and a stable id.
+-- Lanes: episodes (episode summaries, assistant messages, tool calls and results, memories),
+-- code (chunks), skills (live skills). Injected harness messages, reasoning and AutoClaw
+-- duplicates are not documents. doc_id is dense and follows (lane, doc_key) order.
+-- col: doc_key: contract item id: ep:<session>:<seq> | mem:<account>:<memory_id> | chunk:… | skill:…
+-- col: ident_text: names matched exactly with a boost (skill names, paths, symbols)
+WITH dsh_ep AS (
+    SELECT 'ep:' || e.session_id || ':' || coalesce(e.goal_seq, e.seq_first) AS doc_key, 'episodes' AS lane,
+           'episode' AS kind, 'harness' AS source, e.title,
+           concat_ws(E'\n', e.goal_text, array_to_string(e.goal_changes, E'\n'), e.final_answer,
+                     array_to_string(e.commands[:20], E'\n')) AS text,
+           concat_ws(' ', array_to_string(e.skills, ' '), array_to_string(e.files[:20], ' ')) AS ident_text,
+           e.workspace_id, e.workspace_path, e.session_id, coalesce(e.goal_seq, e.seq_first) AS seq,
+           'user/message' AS event_type, e.episode_id, e.actor_id, e.started_at AS time, e.outcome,
+           coalesce(e.skills, []) AS skills, CAST(NULL AS VARCHAR) AS account
+    FROM {{ ref('int_dsh_episodes') }} e
+),
+dsh_ev AS (
+    SELECT 'ep:' || v.session_id || ':' || v.seq, 'episodes', v.role, 'harness', NULL,
+           CASE
+               WHEN v.role = 'tool_call' THEN concat_ws(' ', v.tool_name, coalesce(v.command, v.file_path),
+                                                        v.skill_name, left(v.text, 2000))
+               WHEN v.kind IN ('deliverables/presented', 'workspace/changes') THEN concat_ws(' ', v.text, v.files_json)
+               ELSE left(v.text, 4000)
+           END,
+           concat_ws(' ', v.skill_name, v.file_path),
+           e.workspace_id, e.workspace_path, v.session_id, v.seq, v.kind, v.episode_id, e.actor_id, v.time, e.outcome,
+           coalesce(e.skills, []), NULL
+    FROM {{ ref('int_dsh_episode_events') }} v
+    JOIN {{ ref('int_dsh_episodes') }} e USING (episode_id)
+    WHERE v.seq <> coalesce(e.goal_seq, -1)
+      AND (v.role IN ('assistant', 'tool_call', 'tool_result')
+           OR v.kind IN ('deliverables/presented', 'workspace/changes', 'compaction/completed'))
+      AND coalesce(nullif(trim(coalesce(v.text, '') || coalesce(v.command, '') || coalesce(v.files_json, '')), ''), NULL)
+          IS NOT NULL
+),
+ac_ep AS (
+    SELECT 'ep:' || a.session_id || ':' || a.seq_first, 'episodes', 'episode', 'autoclaw', a.title,
+           concat_ws(E'\n', a.goal_text, a.final_answer), array_to_string(a.tools, ' '),
+           ep.workspace_id, a.workspace_path, a.session_id, a.seq_first, 'request', a.episode_id, a.actor_id,
+           a.started_at, a.outcome, ep.skills, a.account
+    FROM {{ ref('int_ac_episodes') }} a JOIN {{ ref('ak_episode') }} ep USING (episode_id)
+),
+ac_ev AS (
+    SELECT 'ep:' || x.session_id || ':' || x.session_seq, 'episodes', x.entry_type, 'autoclaw', NULL,
+           CASE WHEN x.entry_type = 'tool_call' THEN concat_ws(' ', x.tool_name, left(x.tool_input, 2000))
+                WHEN x.entry_type = 'tool_result' THEN concat_ws(' ', x.tool_name, x.tool_error, left(x.text, 4000))
+                ELSE left(x.text, 4000) END,
+           x.tool_name, ep.workspace_id, ep.workspace_path, x.session_id, x.session_seq, x.entry_type, ep.episode_id,
+           ep.actor_id, x.committed_at, ep.outcome, ep.skills, x.account
+    FROM {{ ref('stg_ac_entries') }} x
+    JOIN {{ ref('ak_episode') }} ep ON ep.episode_id = 'episode:autoclaw:' || x.account || ':' || x.run_id
+    WHERE NOT x.is_duplicate AND x.entry_type IN ('assistant', 'tool_call', 'tool_result')
+      AND x.session_seq <> ep.seq_first
+      AND coalesce(x.text, x.tool_input, x.tool_error) IS NOT NULL
+),
+mem AS (
+    SELECT 'mem:' || m.account || ':' || m.memory_id, 'episodes', 'memory', 'autoclaw', m.title,
+           concat_ws(E'\n', m.title, m.content, m.supporting_quote), NULL,
+           w.workspace_id, m.workspace, m.source_session_id, coalesce(src.session_seq, 0), 'memory', NULL, NULL,
+           coalesce(m.updated_at, m.created_at), NULL, CAST([] AS VARCHAR[]), m.account
+    FROM {{ ref('stg_ac_memories') }} m
+    LEFT JOIN {{ ref('stg_dsh_workspaces') }} w ON w.path = m.workspace
+    LEFT JOIN {{ ref('stg_ac_entries') }} src
+      ON src.account = m.account AND src.session_id = m.source_session_id AND src.entry_id = m.source_entry_id
+    WHERE m.is_current AND m.source_session_id IS NOT NULL
+),
+skills AS (
+    SELECT skill_id, 'skills', 'skill', 'skills', name,
+           concat_ws(E'\n', name, description, when_to_use, body), name,
+           workspace_id, NULL, NULL, NULL, 'skill', NULL, NULL, deployed_at, NULL, [name], account
+    FROM {{ ref('stg_skills') }} WHERE status = 'live'
+),
+docs AS (
+    SELECT * FROM dsh_ep UNION ALL SELECT * FROM dsh_ev UNION ALL SELECT * FROM ac_ep
+    UNION ALL SELECT * FROM ac_ev UNION ALL SELECT * FROM mem UNION ALL SELECT * FROM skills
+),
+with_code AS (
+    SELECT doc_key, lane, kind, source, title, text, ident_text, workspace_id, workspace_path, session_id,
+           CAST(seq AS BIGINT) AS seq, event_type, episode_id, actor_id, CAST(time AS TIMESTAMPTZ) AS time, outcome, skills,
+           account, CAST(NULL AS VARCHAR) AS path, CAST(NULL AS INTEGER) AS start_line, CAST(NULL AS INTEGER) AS end_line,
+           CAST(NULL AS VARCHAR) AS source_kind, CAST(NULL AS VARCHAR) AS symbol, CAST(NULL AS VARCHAR) AS language
+    FROM docs
+    UNION ALL
+    SELECT chunk_id, 'code', 'chunk', 'code', rel_path || coalesce(' ' || symbol, ''), text,
+           concat_ws(' ', rel_path, symbol), workspace_id, workspace_path, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+           CAST([] AS VARCHAR[]), NULL, rel_path, start_line, end_line, source_kind, symbol, language
+    FROM {{ ref('stg_code_chunks') }}
+)
+SELECT CAST(row_number() OVER (ORDER BY lane, doc_key) - 1 AS INTEGER) AS doc_id, *
+FROM with_code
+QUALIFY row_number() OVER (PARTITION BY doc_key ORDER BY kind = 'episode' DESC, length(text) DESC) = 1
+ORDER BY doc_id

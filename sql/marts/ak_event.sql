@@ -1,0 +1,19 @@
+-- Normalized events of both sources with a reference to the source position; no raw text
+-- (searchable text is in ak_document). Injected harness messages are kept as role `injected`.
+-- col: event_id: ev:<session_id>:<seq> (AutoClaw: ev:<session_id>:<session_seq>)
+-- col: is_duplicate: AutoClaw repeats (per-call request copies, answer==assistant, repeated reasoning)
+SELECT 'ev:' || session_id || ':' || seq AS event_id, 'harness' AS source, session_id, seq,
+       CAST(NULL AS VARCHAR) AS entry_id, CAST(NULL AS VARCHAR) AS account, episode_id, time, kind, role,
+       source_kind, tool_name, coalesce(file_path, command) AS target, skill_name, is_error, false AS is_duplicate,
+       length(text) AS text_chars
+FROM {{ ref('int_dsh_episode_events') }}
+UNION ALL
+SELECT 'ev:' || e.session_id || ':' || e.session_seq, 'autoclaw', e.session_id, e.session_seq, e.entry_id, e.account,
+       'episode:autoclaw:' || e.account || ':' || e.run_id, e.committed_at, e.entry_type,
+       CASE e.entry_type WHEN 'request' THEN 'human' WHEN 'tool_call' THEN 'tool_call'
+                         WHEN 'tool_result' THEN 'tool_result' WHEN 'reasoning' THEN 'reasoning' ELSE 'assistant' END,
+       NULL, e.tool_name, NULL, NULL, (e.tool_error IS NOT NULL OR e.tool_status IN ('failed', 'error')), e.is_duplicate,
+       length(e.text)
+FROM {{ ref('stg_ac_entries') }} e
+JOIN {{ ref('stg_ac_sessions') }} s ON s.account = e.account AND s.session_id = e.session_id AND NOT s.is_deleted
+ORDER BY source, session_id, seq

@@ -1,0 +1,3 @@
+-- Chunks of workspace code and docs (by symbol, heading or line window) for the code lane.
+SELECT * FROM {{ lake('code', 'code_chunks') }}
+QUALIFY row_number() OVER (PARTITION BY chunk_id ORDER BY end_line DESC) = 1

@@ -1,0 +1,36 @@
+-- DSH sessions: one row per session (the newest file wins if an id appears twice), with the
+-- actor it belongs to. Subagent children and team-member sessions are actors of their own.
+-- col: actor_id: actor:harness:root:<session> | actor:harness:subagent:<parent>:<name> | actor:harness:team_member:<lead>:<name>
+WITH s AS (
+    SELECT * FROM {{ lake('dsh', 'sessions') }}
+    QUALIFY row_number() OVER (PARTITION BY session_id ORDER BY last_time DESC NULLS LAST, rel_path) = 1
+),
+team AS (  -- members named in a lead's projection: member session -> (lead session, member name)
+    SELECT DISTINCT coalesce(nullif(s.team_lead, ''), json_extract_string(s.agent_team_json, '$.lead'), s.session_id)
+               AS lead_session_id,
+           json_extract_string(m.value, '$.sessionId') AS member_session_id,
+           json_extract_string(m.value, '$.name') AS member_name,
+           json_extract_string(m.value, '$.description') AS member_description
+    FROM s, json_each(json_extract(s.agent_team_json, '$.members')) AS m
+    WHERE s.agent_team_json IS NOT NULL AND s.agent_team_json NOT IN ('null', '')
+)
+SELECT s.*,
+       t.lead_session_id,
+       t.member_name,
+       t.member_description,
+       CASE
+           WHEN s.subagent_parent IS NOT NULL THEN 'subagent'
+           WHEN t.member_session_id IS NOT NULL THEN 'team_member'
+           ELSE 'root_session'
+       END AS actor_kind,
+       CASE
+           WHEN s.subagent_parent IS NOT NULL
+               THEN 'actor:harness:subagent:' || s.subagent_parent || ':' || coalesce(s.subagent_name, s.session_id)
+           WHEN t.member_session_id IS NOT NULL
+               THEN 'actor:harness:team_member:' || t.lead_session_id || ':' || t.member_name
+           ELSE 'actor:harness:root:' || s.session_id
+       END AS actor_id,
+       coalesce(s.subagent_name, t.member_name, s.title, s.proj_title, s.session_id) AS actor_name
+FROM s
+LEFT JOIN team t ON t.member_session_id = s.session_id
+QUALIFY row_number() OVER (PARTITION BY s.session_id ORDER BY t.lead_session_id NULLS LAST) = 1

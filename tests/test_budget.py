@@ -1,0 +1,140 @@
+"""Budget (§8): never exceeds, snippets before items, exact `dropped`, evidence pruned, errors kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from warehouse.search.budget import apply_budget, estimate_tokens
+from warehouse.search.contract import (
+    Actor,
+    ActorEvidence,
+    CodeItem,
+    CodeLane,
+    EpisodeItem,
+    EpisodeLane,
+    ErrorItem,
+    Fusion,
+    Lanes,
+    Limits,
+    Routing,
+    SearchResponse,
+    SkillItem,
+    SkillLane,
+    dump_response,
+    invariant_violations,
+)
+
+SNIP = "x" * 400  # ~100 tokens each: dropping one saves far more than its `dropped` entry costs
+
+
+def _resp(query: str = "кто чинил mysql", errors: int = 0) -> SearchResponse:
+    """episodes e1..e3, code c1..c2 (with snippets), skill s1, actor A (e1, c2) and actor B (c1 only).
+
+    RRF with weights episodes 1.0 / code 0.4 / skills 0.6, k=60, ranks worst → best:
+    c2 (0.4/62), c1 (0.4/61), s1 (0.6/61), e3 (1/63), e2 (1/62), e1 (1/61); actors carry higher scores.
+    """
+    eps = [EpisodeItem(id=f"e{i}", session_id="s", seq=i, event_type="assistant/message", snippet=SNIP)
+           for i in (1, 2, 3)]
+    code = [CodeItem(id=f"c{i}", path=f"src/m{i}.py", start_line=1, snippet=SNIP) for i in (1, 2)]
+    return SearchResponse(
+        query=query,
+        routing=Routing(intent="find_agent", lanes=["episodes", "code", "skills"], confidence=0.86, reason="r"),
+        lanes=Lanes(episodes=EpisodeLane(index_rev="ep-1", items=eps),
+                    code=CodeLane(index_rev="code-1", capability="full", items=code),
+                    skills=SkillLane(index_rev="sk-1", items=[SkillItem(name="s1")])),
+        actors=[Actor(actor_id="A", source="harness", score=0.05,
+                      evidence=[ActorEvidence(lane="episodes", id="e1"), ActorEvidence(lane="code", id="c2")]),
+                Actor(actor_id="B", source="harness", score=0.04, evidence=[ActorEvidence(lane="code", id="c1")])],
+        fusion=Fusion(weights={"episodes": 1.0, "code": 0.4, "skills": 0.6}),
+        limits=Limits(requested=10, returned=6),
+        errors=[ErrorItem(code="KNOWLEDGE_SOURCE_UNAVAILABLE", lane="code", message=f"err {i}") for i in range(errors)],
+    )
+
+
+def _tokens(resp: SearchResponse) -> int:
+    return estimate_tokens(dump_response(resp))
+
+
+def _dropped(resp: SearchResponse) -> list[tuple[str, str, str]]:
+    return [(d.lane, d.id, d.what) for d in resp.limits.dropped]
+
+
+def test_estimate_tokens_is_utf8_bytes_over_4() -> None:
+    assert estimate_tokens("") == 0
+    assert estimate_tokens("abcd") == 1 and estimate_tokens("abcde") == 2
+    assert estimate_tokens("кто") == 2  # 6 bytes
+
+
+def test_nothing_dropped_when_it_fits() -> None:
+    resp = _resp()
+    out = apply_budget(resp, 20000)
+    assert out.limits.truncated is False and out.limits.dropped == []
+    assert out.limits.budget is not None and out.limits.budget.max_tokens == 20000
+    assert out.limits.budget.used_tokens == _tokens(out)
+    assert out.model_copy(update={"limits": resp.limits}) == resp
+    assert resp.limits.budget is None  # input untouched
+
+
+def test_snippets_go_first_from_the_lowest_rank() -> None:
+    full = _tokens(apply_budget(_resp(), 20000))
+    out = apply_budget(_resp(), full - 200)  # two snippet drops save ~170 tokens, three ~260
+    assert _dropped(out) == [("code", "c2", "snippet"), ("code", "c1", "snippet"), ("episodes", "e3", "snippet")]
+    assert out.limits.truncated is True and out.limits.returned == 6
+    assert [i.snippet is None for i in out.lanes.episodes.items] == [False, False, True]
+    assert _tokens(out) <= full - 200 and out.limits.budget.used_tokens == _tokens(out)
+
+
+def test_items_dropped_from_the_end_and_evidence_pruned() -> None:
+    no_snippets = _resp()
+    for item in [*no_snippets.lanes.episodes.items, *no_snippets.lanes.code.items]:
+        item.snippet = None
+    base = _tokens(apply_budget(no_snippets, 20000))  # 382 tokens; `dropped` entries cost ~13 each on top
+
+    out = apply_budget(_resp(), base + 42)  # snippets go, then c2 itself: its snippet entry becomes an item entry
+    assert _dropped(out) == [("code", "c1", "snippet"), ("episodes", "e3", "snippet"), ("episodes", "e2", "snippet"),
+                             ("episodes", "e1", "snippet"), ("code", "c2", "item")]
+    assert [(a.actor_id, [e.id for e in a.evidence]) for a in out.actors] == [("A", ["e1"]), ("B", ["c1"])]
+    assert out.limits.returned == 5 and _tokens(out) <= base + 42
+
+    out = apply_budget(_resp(), base + 5)  # then c1: actor B had only c1 as evidence, so B goes too
+    assert _dropped(out) == [("episodes", "e3", "snippet"), ("episodes", "e2", "snippet"),
+                             ("episodes", "e1", "snippet"), ("code", "c2", "item"), ("code", "c1", "item"),
+                             ("actors", "B", "item")]
+    assert [(a.actor_id, [e.id for e in a.evidence]) for a in out.actors] == [("A", ["e1"])]
+    assert out.lanes.code.items == [] and out.limits.returned == 4
+    assert invariant_violations(out) == []
+    assert _tokens(out) <= base + 5
+
+
+@pytest.mark.parametrize("max_tokens", [500, 650, 800, 1000, 1300, 1700, 2500])
+def test_never_exceeds_and_reports_honestly(max_tokens: int) -> None:
+    out = apply_budget(_resp(errors=2), max_tokens)
+    assert _tokens(out) <= max_tokens
+    assert out.limits.budget is not None and out.limits.budget.used_tokens == _tokens(out)
+    assert out.limits.truncated is bool(out.limits.dropped)
+    assert [e.message for e in out.errors] == ["err 0", "err 1"]  # errors are never cut
+    assert invariant_violations(out) == []
+    assert not [w for w in out.warnings if w.code == "KNOWLEDGE_BUDGET_EXCEEDED"]
+    kept = {(lane, i.id) for lane, items in (("episodes", out.lanes.episodes.items), ("code", out.lanes.code.items))
+            for i in items}
+    assert not any((d.lane, d.id) in kept for d in out.limits.dropped if d.what == "item")
+    assert apply_budget(out, max_tokens) == out  # idempotent
+
+
+def test_skeleton_over_budget_warns() -> None:
+    out = apply_budget(_resp(query="ю" * 2000), 500)  # the echoed query alone is 1000 tokens
+    assert [w.code for w in out.warnings] == ["KNOWLEDGE_BUDGET_EXCEEDED"]
+    assert out.limits.truncated is True
+    assert out.lanes.episodes.items == [] and out.lanes.code.items == [] and out.actors == []
+    assert out.lanes.skills is not None and out.lanes.skills.items == []
+    assert {(d.lane, d.what) for d in out.limits.dropped} == {("episodes", "item"), ("code", "item"),
+                                                              ("skills", "item"), ("actors", "item")}
+
+
+def test_over_budget_without_items_is_not_truncated() -> None:
+    resp = SearchResponse(query="ю" * 2000, routing=Routing(intent="find_knowledge", lanes=["episodes", "code"],
+                                                            confidence=0.5, reason="r"),
+                          lanes=Lanes(episodes=EpisodeLane(index_rev="e"), code=CodeLane(index_rev=None)))
+    out = apply_budget(resp, 500)
+    assert out.limits.truncated is False and out.limits.dropped == []
+    assert [w.code for w in out.warnings] == ["KNOWLEDGE_BUDGET_EXCEEDED"]

@@ -1,0 +1,155 @@
+"""`reindex`: extract → index_rev → SQL models → lexical index → publish a new generation.
+
+incremental: extract what changed; if the rev equals the published one the run is a no-op.
+full:        forget cursors and the lake, extract everything, build a new generation.
+verify:      change nothing; re-check the published generation against the lake and sources.
+Every run, no-op included, is appended to `state/runs.jsonl` (→ `ak_index_run`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from warehouse import db, generation, index_rev, models
+from warehouse.errors import Code, KnowledgeError
+from warehouse.extract import run_extract
+from warehouse.extract.base import Progress, utc_now_iso
+from warehouse.lake import Lake
+from warehouse.paths import Paths
+from warehouse.settings import Settings
+from warehouse.state import load_all_units
+
+MODES = ("incremental", "full", "verify")
+
+
+def runs_log(paths: Paths) -> Path:
+    return paths.state_dir / "runs.jsonl"
+
+
+def _append_run(paths: Paths, record: dict[str, Any]) -> None:
+    paths.state_dir.mkdir(parents=True, exist_ok=True)
+    with open(runs_log(paths), "a", encoding="utf-8") as f:
+        f.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def read_runs(paths: Paths) -> list[dict[str, Any]]:
+    try:
+        lines = runs_log(paths).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            continue  # a torn last line after a crash
+    return out
+
+
+def reindex(paths: Paths, settings: Settings, mode: str = "incremental", progress: Progress | None = None,
+            wait_s: float = 0.0) -> dict[str, Any]:
+    if mode not in MODES:
+        raise KnowledgeError(Code.INVALID_REQUEST, f"mode: unknown value {mode!r}", field="mode")
+    if not settings.enabled:
+        raise KnowledgeError(Code.DISABLED, "agent-knowledge is disabled (akw config set enabled=true)")
+    if mode == "verify":
+        return verify(paths, settings)
+    paths.ensure()
+    with generation.writer_lock(paths.home, wait_s=wait_s):
+        t0 = time.perf_counter()
+        started_at = utc_now_iso()
+        if mode == "full":
+            _forget_everything(paths)
+        extract = run_extract(paths, settings, progress=progress)
+        rev = index_rev.compute(paths.state_dir, settings)
+        published = generation.current(paths.generations)
+        record: dict[str, Any] = {
+            "run_id": f"run-{started_at}-{os.getpid()}", "mode": mode, "started_at": started_at,
+            "index_rev": rev, "extract": extract, "errors": [e for s in extract["sources"] for e in s["errors"]],
+        }
+        if mode == "incremental" and published is not None and published.index_rev == rev:
+            record.update(outcome="noop", finished_at=utc_now_iso(), duration_s=round(time.perf_counter() - t0, 3))
+            _append_run(paths, record)
+            return {**record, "generation": published.path.name}
+        build_path = generation.new_build_path(paths.generations, rev)
+        try:
+            stats = _build(paths, settings, build_path, record, progress)
+            gen = generation.publish(paths.generations, build_path, rev, utc_now_iso())
+        except BaseException:
+            build_path.unlink(missing_ok=True)
+            Path(str(build_path) + ".wal").unlink(missing_ok=True)
+            raise
+        record.update(outcome="published", finished_at=utc_now_iso(), duration_s=round(time.perf_counter() - t0, 3),
+                      build=stats)
+        _append_run(paths, record)
+        return {**record, "generation": gen.path.name}
+
+
+def _forget_everything(paths: Paths) -> None:
+    shutil.rmtree(paths.lake, ignore_errors=True)
+    for f in paths.state_dir.glob("*.json"):
+        f.unlink()
+    paths.ensure()
+
+
+def _write_source_state(paths: Paths) -> None:
+    units = load_all_units(paths.state_dir)
+    rows = [{
+        "source": u.get("source"), "unit": u.get("unit"), "revision": u.get("revision"),
+        "status": u.get("status"), "error_code": u.get("error_code"), "error": u.get("error"),
+        "counts_json": json.dumps(u.get("counts") or {}, sort_keys=True),
+        "schema_version": u.get("schema_version"), "extracted_at": u.get("extracted_at"),
+    } for u in units]
+    schema = {k: pl.String for k in ("source", "unit", "revision", "status", "error_code", "error", "counts_json",
+                                     "schema_version", "extracted_at")}
+    lake = Lake(paths.lake)
+    lake.ensure_table("meta", "source_state", schema)
+    lake.write_unit("meta", "source_state", "all", pl.DataFrame(rows, schema=schema))
+
+
+def _build(paths: Paths, settings: Settings, build_path: Path, record: dict[str, Any],
+           progress: Progress | None) -> dict[str, Any]:
+    from warehouse.extract import ensure_lake_schemas
+    from warehouse.search import lexical
+
+    t = time.perf_counter()
+    ensure_lake_schemas(Lake(paths.lake, redact=settings.redact_secrets))
+    _write_source_state(paths)
+    con = db.connect(build_path, memory_limit=settings.index.memory_limit, threads=settings.index.threads)
+    try:
+        runs = [*read_runs(paths), {**record, "outcome": "building"}]
+        con.execute("CREATE TABLE _akw_runs_raw (line VARCHAR)")
+        con.executemany("INSERT INTO _akw_runs_raw VALUES (?)", [[json.dumps(r, sort_keys=True)] for r in runs])
+        built = models.run(con, paths.lake, on_model=(lambda n: progress("models", 1, None)) if progress else None)
+        t_models = time.perf_counter() - t
+        lex = lexical.build_lexical_index(con)
+        con.execute("CREATE TABLE akw_meta AS SELECT ? AS index_rev, ? AS built_at, ? AS akw_version",
+                    [record["index_rev"], utc_now_iso(), _version()])
+        con.execute("CHECKPOINT")
+        counts = {name: con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
+                  for name in built if name.startswith("ak_")}
+    finally:
+        con.close()
+    return {"models": built, "models_s": round(t_models, 3), "lexical": lex,
+            "build_s": round(time.perf_counter() - t, 3), "counts": counts,
+            "db_bytes": build_path.stat().st_size}
+
+
+def _version() -> str:
+    from warehouse import __version__
+
+    return __version__
+
+
+def verify(paths: Paths, settings: Settings) -> dict[str, Any]:
+    """Re-check the published generation; report mismatches, change nothing."""
+    from warehouse.verify import check_generation
+
+    return check_generation(paths, settings)

@@ -1,0 +1,319 @@
+"""DSH extractor: session logs + projections + workspace registry -> `bronze/dsh/<table>/`.
+
+One unit per session file (`session:<id>`) plus the registry (`registry`). A session's
+revision hashes the log bytes, its projection bytes, the registry entry it uses and the
+exclusion settings that shape its rows, so any of those changing re-extracts just that
+session. The cheap path never opens an unchanged log: (dev, ino, size, mtime_ns) equal
+to the cursor and the same context hash -> skip. Sources are only ever opened "rb".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from warehouse.errors import Code
+from warehouse.extract.base import ExtractContext, SourceReport
+from warehouse.extract.dsh_parse import (
+    ARTIFACTS_SCHEMA,
+    EVENTS_SCHEMA,
+    TS,
+    CorruptLog,
+    ParsedLog,
+    decode,
+    dumps,
+    frame_info,
+    parse_log,
+    to_bool,
+    to_frame,
+    to_int,
+    to_ms,
+    to_str,
+)
+from warehouse.lake import unit_key
+from warehouse.state import UnitState
+
+SOURCE = "dsh"
+PARSER_VERSION = "dsh-1"  # bump when row shapes change: every session re-extracts
+LOG_NAME = "session.v4.jsonl.zstd"
+REGISTRY_UNIT = "registry"
+
+SESSIONS_SCHEMA: dict[str, pl.DataType] = {
+    "session_id": pl.String(), "workspace_id": pl.String(), "workspace_path": pl.String(),
+    "workspace_title": pl.String(), "rel_path": pl.String(), "cwd": pl.String(), "created_at": TS,
+    "parent_session": pl.String(), "agent_preset": pl.String(), "title": pl.String(), "goal": pl.String(),
+    "first_time": TS, "last_time": TS, "events": pl.Int64(), "events_replayed": pl.Int64(),
+    "events_duplicate": pl.Int64(), "events_unknown": pl.Int64(), "lines_bad": pl.Int64(),
+    "truncated_tail": pl.Boolean(), "frames": pl.Int64(), "turns": pl.Int64(), "human_messages": pl.Int64(),
+    "injected_messages": pl.Int64(), "tool_calls": pl.Int64(), "tool_errors": pl.Int64(),
+    "skill_uses": pl.Int64(), "compactions": pl.Int64(), "artifacts": pl.Int64(), "input_tokens": pl.Int64(),
+    "output_tokens": pl.Int64(), "model": pl.String(), "proj_present": pl.Boolean(), "proj_title": pl.String(),
+    "proj_workspace": pl.String(), "proj_updated_at": TS, "proj_events": pl.Int64(),
+    "proj_tool_calls": pl.Int64(), "proj_input_tokens": pl.Int64(), "proj_output_tokens": pl.Int64(),
+    "agent_team_json": pl.String(), "team_lead": pl.String(), "subagent_parent": pl.String(),
+    "subagent_name": pl.String(), "todos_json": pl.String(), "plan_json": pl.String(), "archived": pl.Boolean(),
+    "pinned": pl.Boolean(), "revision": pl.String(),
+}
+WORKSPACES_SCHEMA: dict[str, pl.DataType] = {
+    "workspace_id": pl.String(), "path": pl.String(), "title": pl.String(), "archived": pl.Boolean(),
+    "pinned": pl.Boolean(), "session_ids": pl.List(pl.String()),
+}
+TABLES = {"sessions": SESSIONS_SCHEMA, "events": EVENTS_SCHEMA, "artifacts": ARTIFACTS_SCHEMA,
+          "workspaces": WORKSPACES_SCHEMA}
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def _json(data: bytes | None) -> Any:
+    if data is None:
+        return None
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
+
+
+# -- registry ---------------------------------------------------------------------
+@dataclass
+class Registry:
+    raw: bytes | None = None
+    corrupt: bool = False
+    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    by_session: dict[str, str] = field(default_factory=dict)
+
+    def entry_for(self, workspace_id: str, session_id: str) -> dict[str, Any]:
+        e = self.entries.get(workspace_id)
+        if e is None and session_id in self.by_session:
+            e = self.entries.get(self.by_session[session_id])
+        return e or {}
+
+
+def load_registry(home: Path) -> Registry:
+    raw = _read(home / "storages" / "workspace.json")
+    reg = Registry(raw=raw)
+    if raw is None:
+        return reg
+    data = _json(raw)
+    items = data.get("workspaces") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        reg.corrupt = True
+        return reg
+    for w in items:
+        if isinstance(w, dict) and isinstance(w.get("id"), str) and w["id"] not in reg.entries:
+            reg.entries[w["id"]] = w
+            for sid in w.get("sessionIds") or []:
+                if isinstance(sid, str):
+                    reg.by_session.setdefault(sid, w["id"])
+    return reg
+
+
+def _sync_registry(ctx: ExtractContext, rep: SourceReport, reg: Registry, keep: set[str], sig: str) -> None:
+    key = unit_key(REGISTRY_UNIT)
+    if reg.raw is None:
+        return  # absent: orphan cleanup drops old rows
+    rep.units_seen += 1
+    if reg.corrupt:
+        keep.add(key)  # keep the last good copy; the unit state says it is broken
+        ctx.unit_failed(rep, REGISTRY_UNIT, Code.SOURCE_CORRUPT.value, "storages/workspace.json: not a registry")
+        return
+    rows = []
+    for wid in sorted(reg.entries):
+        w = reg.entries[wid]
+        if ctx.excluded_workspace(wid, to_str(w.get("path"))):
+            continue
+        sids = sorted({s for s in w.get("sessionIds") or [] if isinstance(s, str) and not ctx.excluded_session(s)})
+        rows.append({"workspace_id": wid, "path": to_str(w.get("path")), "title": to_str(w.get("title")),
+                     "archived": to_bool(w.get("archived")), "pinned": to_bool(w.get("pinned")), "session_ids": sids})
+    revision = _sha(f"{PARSER_VERSION}|{_sha(reg.raw)}|{sig}|{dumps(rows)}".encode())[:20]
+    keep.add(key)
+    if ctx.store.cursor(REGISTRY_UNIT) == revision and _has_file(ctx, "workspaces", key, bool(rows)):
+        rep.units_unchanged += 1
+        return
+    n = ctx.lake.write_unit(SOURCE, "workspaces", key, to_frame(rows, WORKSPACES_SCHEMA))
+    rep.add_rows("workspaces", n)
+    rep.units_changed += 1
+    ctx.unit_ok(rep, REGISTRY_UNIT, revision, counts={"workspaces": n})
+
+
+# -- sessions ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class SessionFile:
+    session_id: str
+    workspace_id: str
+    path: Path
+
+
+def discover(home: Path) -> list[SessionFile]:
+    """Every `sessions/<ws>/<id>/session.v4.jsonl.zstd`, sorted; a session id seen twice keeps its first path."""
+    root = home / "sessions"
+    out: dict[str, SessionFile] = {}
+    if root.is_dir():
+        for p in sorted(root.glob(f"*/*/{LOG_NAME}")):
+            sid = p.parent.name
+            out.setdefault(sid, SessionFile(sid, p.parent.parent.name, p))
+    return [out[k] for k in sorted(out)]
+
+
+def _exclusion_sig(ctx: ExtractContext) -> str:
+    ex = ctx.settings.exclude
+    return _sha(dumps([ex.paths, ex.file_patterns, ctx.settings.redact_secrets]).encode())[:16]
+
+
+def _has_file(ctx: ExtractContext, table: str, key: str, expected: bool = True) -> bool:
+    return not expected or (ctx.lake.table_dir(SOURCE, table) / f"{key}.parquet").exists()
+
+
+def _projection(proj: Any) -> dict[str, Any]:
+    """Projection fields as nullable extra columns (it may be missing or stale)."""
+    if not isinstance(proj, dict):
+        return {"proj_present": False}
+
+    def sub(k: str) -> dict[str, Any]:
+        v = proj.get(k)
+        return v if isinstance(v, dict) else {}
+
+    team, agent, stats, tokens, meta = sub("agentTeam"), sub("subagent"), sub("stats"), sub("tokens"), \
+        sub("sessionListMetadata")
+    return {
+        "proj_present": True, "proj_title": to_str(proj.get("title")), "proj_workspace": to_str(proj.get("workspace")),
+        "proj_updated_at": to_ms(proj.get("updatedAt")), "proj_events": to_int(stats.get("events")),
+        "proj_tool_calls": to_int(stats.get("toolCalls")), "proj_input_tokens": to_int(tokens.get("input")),
+        "proj_output_tokens": to_int(tokens.get("output")),
+        "agent_team_json": dumps(proj["agentTeam"]) if proj.get("agentTeam") is not None else None,
+        "team_lead": to_str(team.get("lead")), "subagent_parent": to_str(agent.get("parentSession")),
+        "subagent_name": to_str(agent.get("name")),
+        "todos_json": dumps(proj["todos"]) if proj.get("todos") is not None else None,
+        "plan_json": dumps(proj["plan"]) if proj.get("plan") is not None else None,
+        "archived": to_bool(meta.get("archived")), "pinned": to_bool(meta.get("pinned")),
+    }
+
+
+def _session_row(sf: SessionFile, home: Path, parsed: ParsedLog, frames: int, ws: dict[str, Any],
+                 proj: dict[str, Any], revision: str) -> dict[str, Any]:
+    h, st = parsed.header, parsed.stats
+    row: dict[str, Any] = {
+        "session_id": sf.session_id, "workspace_id": sf.workspace_id, "workspace_path": to_str(ws.get("path")),
+        "workspace_title": to_str(ws.get("title")), "rel_path": sf.path.relative_to(home).as_posix(),
+        "cwd": to_str(h.get("cwd")), "created_at": to_ms(h.get("createdAt")),
+        "parent_session": to_str(h.get("parentSession")), "agent_preset": to_str(h.get("agentPreset")),
+        "frames": frames, "artifacts": len(parsed.artifacts), "revision": revision,
+    }
+    row.update({k: v for k, v in st.items() if k in SESSIONS_SCHEMA})
+    row.update(proj)
+    row["title"] = st["title"] or proj.get("proj_title")  # the log wins; a projection title beats none
+    return row
+
+
+def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: Registry, keep: set[str],
+                  sig: str) -> None:
+    unit, key, home = f"session:{sf.session_id}", unit_key(sf.session_id), ctx.paths.dsh_home
+    ws = reg.entry_for(sf.workspace_id, sf.session_id)
+    proj_raw = _read(home / "storages" / "session_projcache" / "sessions" / f"{sf.session_id}.json")
+    proj = _projection(_json(proj_raw))
+    rep.units_seen += 1
+    if ctx.excluded_session(sf.session_id) or ctx.excluded_workspace(
+            sf.workspace_id, to_str(ws.get("path")), proj.get("proj_workspace")):
+        _exclude(ctx, rep, unit)
+        return
+    keep.add(key)  # a failing unit keeps its last good rows; its state carries the error
+    context = _sha(dumps([PARSER_VERSION, _sha(proj_raw) if proj_raw is not None else None,
+                          {k: ws.get(k) for k in ("id", "path", "title")}, sig]).encode())[:20]
+    cur = ctx.store.cursor(unit) if isinstance(ctx.store.cursor(unit), dict) else {}
+    try:
+        st = os.stat(sf.path)
+        ident = {"dev": st.st_dev, "ino": st.st_ino, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+        fresh = cur.get("context") == context and _has_file(ctx, "sessions", key)
+        if fresh and all(cur.get(k) == v for k, v in ident.items()):
+            rep.units_unchanged += 1
+            return
+        with open(sf.path, "rb") as fh:
+            raw = fh.read()
+        sha = _sha(raw)
+        revision = _sha(f"{sha}|{context}".encode())[:20]
+        if fresh and cur.get("sha256") == sha:
+            ctx.store.set_cursor(unit, {**cur, **ident})
+            rep.units_unchanged += 1
+            return
+        parsed = parse_log(sf.session_id, decode(raw), ctx.excluded_path)
+        if raw and not parsed.header and not parsed.events:  # random bytes behind a zstd magic, say
+            raise CorruptLog("no readable line")
+        frames, torn = frame_info(raw)
+        parsed.stats["truncated_tail"] = parsed.stats["truncated_tail"] or torn
+    except (OSError, CorruptLog) as e:
+        rep.degraded = True
+        ctx.unit_failed(rep, unit, Code.SOURCE_CORRUPT.value, f"{sf.path.relative_to(home).as_posix()}: {e}")
+        return
+    row = _session_row(sf, home, parsed, frames, ws, proj, revision)
+    for table, df in (("sessions", to_frame([row], SESSIONS_SCHEMA)),
+                      ("events", to_frame(parsed.events, EVENTS_SCHEMA)),
+                      ("artifacts", to_frame(parsed.artifacts, ARTIFACTS_SCHEMA))):
+        rep.add_rows(table, ctx.lake.write_unit(SOURCE, table, key, df))
+    rep.units_changed += 1
+    counts = {k: int(row[k]) for k in ("events", "events_replayed", "lines_bad", "artifacts", "frames")}
+    ctx.unit_ok(rep, unit, revision, counts=counts, schema_version=to_str(parsed.header.get("version")))
+    ctx.store.set_cursor(unit, {**ident, "sha256": sha, "context": context, "revision": revision})
+
+
+def _exclude(ctx: ExtractContext, rep: SourceReport, unit: str) -> None:
+    if ctx.store.cursor(unit) is not None:
+        rep.units_removed += 1
+    ctx.store.forget(unit)
+    ctx.store.set_unit(UnitState(SOURCE, unit, None, "excluded"))
+
+
+def _cleanup(ctx: ExtractContext, rep: SourceReport, live_units: set[str], keep: set[str]) -> None:
+    """Forget vanished units and drop every lake file whose unit is not kept (vanished, excluded, orphaned)."""
+    for unit in sorted(ctx.store.known_units() - live_units):
+        if unit.startswith("session:") or unit == REGISTRY_UNIT:
+            rep.units_removed += int(unit in ctx.store.cursors)
+            ctx.store.forget(unit)
+    stale: set[str] = set()
+    for table in TABLES:
+        stale |= ctx.lake.unit_keys(SOURCE, table) - keep
+    for key in sorted(stale):
+        ctx.lake.drop_unit(SOURCE, key)
+
+
+def extract(ctx: ExtractContext) -> SourceReport:
+    """Extract every DSH session and the workspace registry, incrementally."""
+    rep = SourceReport(source=SOURCE)
+    home = ctx.paths.dsh_home
+    if not home.is_dir():  # unmounted or never created: keep what the lake has, say so
+        rep.degraded = True
+        rep.errors.append({"code": Code.SOURCE_UNAVAILABLE.value, "unit": SOURCE,
+                           "message": "DSH home not found"})
+        return rep
+    for table, schema in TABLES.items():
+        ctx.lake.ensure_table(SOURCE, table, schema)
+    keep: set[str] = set()
+    reg = load_registry(home)
+    sig = _exclusion_sig(ctx)
+    _sync_registry(ctx, rep, reg, keep, sig)
+    files = discover(home)
+    for sf in files:
+        try:
+            _sync_session(ctx, rep, sf, reg, keep, sig)
+        except Exception as e:  # isolation: one session's bug never stops the others
+            rep.degraded = True
+            keep.add(unit_key(sf.session_id))
+            ctx.unit_failed(rep, f"session:{sf.session_id}", Code.INTERNAL.value, f"{type(e).__name__}: {e}")
+        ctx.tick(SOURCE, 1, len(files))
+    live = {f"session:{f.session_id}" for f in files} | ({REGISTRY_UNIT} if reg.raw is not None else set())
+    _cleanup(ctx, rep, live, keep)
+    return rep

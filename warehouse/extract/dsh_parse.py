@@ -1,0 +1,419 @@
+"""Pure parsing of one DSH session log (`session.v4.jsonl.zstd`) into lake rows.
+
+No file system, no settings: bytes in, rows out, so the tricky rules of SOURCES.md §1.1
+(multi-frame zstd, truncated tails, replayed parent history, harness injections,
+JSON-encoded tool arguments) are testable in isolation. `dsh.py` adds projection,
+registry, exclusions and incrementality around it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import polars as pl
+import zstandard
+
+TS = pl.Datetime("ms", "UTC")
+TEXT_CAP = 64_000  # tool outputs and write arguments can be huge; the lake keeps a bounded prefix
+
+EVENTS_SCHEMA: dict[str, pl.DataType] = {
+    "session_id": pl.String(), "seq": pl.Int64(), "line_no": pl.Int64(), "time": TS, "kind": pl.String(),
+    "role": pl.String(), "source_kind": pl.String(), "message_id": pl.String(), "turn": pl.Int64(),
+    "step": pl.Int64(), "text": pl.String(), "reasoning": pl.String(), "tool_name": pl.String(),
+    "call_id": pl.String(), "arguments": pl.String(), "arguments_bad": pl.Boolean(), "command": pl.String(),
+    "file_path": pl.String(), "skill_name": pl.String(), "skill_via": pl.String(), "target_name": pl.String(),
+    "is_error": pl.Boolean(), "files_json": pl.String(), "model": pl.String(), "input_tokens": pl.Int64(),
+    "output_tokens": pl.Int64(), "finish_reason": pl.String(), "data_json": pl.String(),
+}
+ARTIFACTS_SCHEMA: dict[str, pl.DataType] = {
+    "session_id": pl.String(), "seq": pl.Int64(), "line_no": pl.Int64(), "time": TS, "path": pl.String(),
+    "change": pl.String(), "description": pl.String(), "call_id": pl.String(),
+}
+
+INJECTED_OK = "user"  # the only data.source.kind that is a human
+FILE_TOOLS = frozenset({"write", "edit", "multi_edit"})
+TEAM_TOOLS = {  # tool -> (argument keys naming the target, argument keys carrying text)
+    "spawn_teammate": (("name",), ("description", "prompt")),
+    "send_message": (("target",), ("message",)),
+    "team_task_create": (("owner",), ("title", "details")),
+    "subagent": (("name",), ("description", "prompt")),
+}
+SYSTEM_KINDS = frozenset({"compaction/started", "compaction/completed", "goal/change", "session/title",
+                          "subagent/catalog"})
+_SLASH = re.compile(r"/([A-Za-z0-9][A-Za-z0-9_.:\-]*)(?=\s|$)")
+
+PathFilter = Callable[[str], bool]  # True = path is excluded
+
+
+class CorruptLog(Exception):
+    """The file is not a readable zstd stream (message names no content)."""
+
+
+# -- zstd -------------------------------------------------------------------------
+def decode(raw: bytes) -> bytes:
+    """Decompress every frame; a torn last frame (live append) yields what was written so far."""
+    if not raw:
+        return b""
+    try:
+        reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw), read_across_frames=True)
+        return reader.read()
+    except zstandard.ZstdError as e:
+        raise CorruptLog(f"zstd decode failed: {e}") from e
+
+
+def frame_info(raw: bytes) -> tuple[int, bool]:
+    """(frames, torn) by walking frame and block headers (no decompression); torn = the last
+    frame is incomplete, i.e. a live append was cut mid-write."""
+    pos, n, size = 0, 0, len(raw)
+    while pos < size:
+        if pos + 4 > size:
+            return n + 1, True
+        magic = int.from_bytes(raw[pos:pos + 4], "little")
+        n += 1
+        if 0x184D2A50 <= magic <= 0x184D2A5F:  # skippable frame
+            pos += 8 + int.from_bytes(raw[pos + 4:pos + 8], "little")
+            continue
+        try:
+            head = zstandard.frame_header_size(raw[pos:pos + 18])
+            checksum = zstandard.get_frame_parameters(raw[pos:pos + 18]).has_checksum
+        except zstandard.ZstdError:
+            return n, True
+        pos += head
+        while True:
+            if pos + 3 > size:
+                return n, True
+            bh = int.from_bytes(raw[pos:pos + 3], "little")
+            last, btype, bsize = bh & 1, (bh >> 1) & 3, bh >> 3
+            pos += 3 + (1 if btype == 1 else bsize)
+            if last:
+                pos += 4 if checksum else 0
+                break
+    return n, pos > size
+
+
+# -- value coercion ------------------------------------------------------------------
+def to_ms(v: Any) -> int | None:
+    """Epoch ms from an int/float/digit string/ISO-8601 string; anything else -> None."""
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, int | float):
+        return int(v)
+    if isinstance(v, str):
+        s = v.strip()
+        if s.lstrip("-").isdigit():
+            return int(s)
+        try:
+            return int(datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp() * 1000)
+        except ValueError:
+            return None
+    return None
+
+
+def to_int(v: Any) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float):
+        return int(v)
+    if isinstance(v, str) and v.strip().lstrip("-").isdigit():
+        return int(v)
+    return None
+
+
+def to_str(v: Any) -> str | None:
+    if v is None:
+        return None
+    return v if isinstance(v, str) else json.dumps(v, sort_keys=True, ensure_ascii=False)
+
+
+def to_bool(v: Any) -> bool | None:
+    return v if isinstance(v, bool) else None
+
+
+def dumps(v: Any) -> str:
+    return json.dumps(v, sort_keys=True, ensure_ascii=False)
+
+
+def cap(s: str | None) -> str | None:
+    return s[:TEXT_CAP] if s and len(s) > TEXT_CAP else s
+
+
+def blocks_text(content: Any, block_type: str = "text") -> str | None:
+    """Join the `text` of content blocks of one type; a bare string counts as text."""
+    if isinstance(content, str):
+        return content if block_type == "text" else None
+    if not isinstance(content, list):
+        return None
+    parts = [b["text"] for b in content
+             if isinstance(b, dict) and b.get("type") == block_type and isinstance(b.get("text"), str)]
+    return "\n".join(parts) if parts else None
+
+
+# -- result -----------------------------------------------------------------------
+@dataclass
+class ParsedLog:
+    header: dict[str, Any] = field(default_factory=dict)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    artifacts: list[dict[str, Any]] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+def split_lines(text: bytes) -> tuple[list[tuple[int, dict[str, Any]]], int, bool]:
+    """Parse JSON lines -> ([(line_no, obj)], bad_lines, truncated_tail). An unterminated
+    last line that does not parse is a torn append: counted, never fatal."""
+    lines = text.decode("utf-8", errors="replace").split("\n")
+    out: list[tuple[int, dict[str, Any]]] = []
+    bad, truncated = 0, False
+    last = len(lines) - 1
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            obj = None
+        if not isinstance(obj, dict):
+            bad += 1
+            truncated = truncated or i == last
+            continue
+        out.append((i + 1, obj))
+    return out, bad, truncated
+
+
+# -- per-kind handlers ------------------------------------------------------------
+def _user(ev: dict[str, Any], d: dict[str, Any]) -> None:
+    src = d.get("source")
+    kind = src.get("kind") if isinstance(src, dict) else None
+    ev["source_kind"] = to_str(kind)
+    ev["message_id"] = to_str(d.get("id"))
+    ev["text"] = blocks_text(d.get("content"))
+    ev["role"] = "human" if kind == INJECTED_OK else "injected"
+    if ev["role"] == "human" and ev["text"]:
+        m = _SLASH.match(ev["text"].lstrip())
+        if m:
+            ev["skill_name"], ev["skill_via"] = m.group(1), "slash"
+
+
+def _assistant(ev: dict[str, Any], d: dict[str, Any]) -> None:
+    msg = d.get("message")
+    content = msg.get("content") if isinstance(msg, dict) else d.get("content")
+    usage = d.get("usage") if isinstance(d.get("usage"), dict) else {}
+    ev.update(role="assistant", turn=to_int(d.get("turn")), step=to_int(d.get("step")),
+              message_id=to_str(d.get("id")), text=blocks_text(content),
+              reasoning=blocks_text(content, "reasoning"), model=to_str(d.get("model")),
+              input_tokens=to_int(usage.get("input_tokens")), output_tokens=to_int(usage.get("output_tokens")),
+              finish_reason=to_str(d.get("finishReason")))
+
+
+def _decode_args(raw: Any) -> tuple[str | None, Any, bool]:
+    """(raw string, decoded value, bad) — arguments are a JSON-encoded string on the wire."""
+    if raw is None:
+        return None, None, False
+    if not isinstance(raw, str):
+        return dumps(raw), raw, False
+    try:
+        return raw, json.loads(raw), False
+    except ValueError:
+        return raw, None, True
+
+
+def _tool_call(ev: dict[str, Any], d: dict[str, Any]) -> None:
+    name = to_str(d.get("name"))
+    raw, args, bad = _decode_args(d.get("arguments"))
+    ev.update(role="tool_call", tool_name=name, call_id=to_str(d.get("callId")), arguments=cap(raw),
+              arguments_bad=bad)
+    if not isinstance(args, dict):
+        return
+    if name == "skill" and isinstance(args.get("name"), str):
+        ev["skill_name"], ev["skill_via"] = args["name"], "tool"
+    elif name == "bash":
+        ev["command"] = to_str(args.get("command"))
+    elif name in TEAM_TOOLS:
+        target_keys, text_keys = TEAM_TOOLS[name]
+        ev["target_name"] = next((to_str(args[k]) for k in target_keys if args.get(k)), None)
+        texts = [args[k] for k in text_keys if isinstance(args.get(k), str) and args[k]]
+        ev["text"] = "\n\n".join(texts) or None
+    path = args.get("file_path") if name in FILE_TOOLS else args.get("file_path") or args.get("path")
+    if isinstance(path, str) and path:
+        ev["file_path"] = path
+
+
+def _tool_result(ev: dict[str, Any], d: dict[str, Any]) -> None:
+    ev.update(role="tool_result", tool_name=to_str(d.get("name")), call_id=to_str(d.get("callId")),
+              is_error=bool(d.get("isError")), text=cap(blocks_text(d.get("content"))))
+
+
+def _files(d: dict[str, Any], meta_key: str) -> list[dict[str, str | None]]:
+    files = d.get("files")
+    out = []
+    for f in files if isinstance(files, list) else []:
+        if isinstance(f, dict) and isinstance(f.get("path"), str) and f["path"]:
+            out.append({"path": f["path"], meta_key: to_str(f.get(meta_key))})
+    return out
+
+
+def _system(ev: dict[str, Any], kind: str, d: dict[str, Any]) -> None:
+    ev["role"] = "system"
+    if kind == "compaction/completed":
+        ev["text"] = to_str(d.get("summary"))
+    elif kind == "goal/change":
+        ev["text"] = to_str(d.get("goal"))
+    elif kind == "session/title":
+        ev["text"] = to_str(d.get("title"))
+    elif kind == "subagent/catalog":
+        agents = [a for a in d.get("agents") or [] if isinstance(a, dict)]
+        ev["files_json"] = dumps([{"name": to_str(a.get("name")), "description": to_str(a.get("description"))}
+                                  for a in agents])
+        ev["text"] = "\n".join(f"{a.get('name')}: {a.get('description') or ''}".strip() for a in agents) or None
+
+
+def _identity(kind: str, ev: dict[str, Any]) -> tuple[Any, ...] | None:
+    """Globally unique ids (uuid) dedupe across replay; (turn, step) only within the session's own events."""
+    if kind == "user/message" and ev["message_id"]:
+        return ("msg", ev["message_id"])
+    if kind in ("tool/call", "tool/result", "deliverables/presented") and ev["call_id"]:
+        return (kind, ev["call_id"])
+    return None
+
+
+# -- the parser ------------------------------------------------------------------
+def parse_log(session_id: str, text: bytes, path_excluded: PathFilter | None = None) -> ParsedLog:
+    """Turn decompressed log bytes into event/artifact rows plus per-session stats."""
+    excluded = path_excluded or (lambda _p: False)
+    lines, bad, truncated = split_lines(text)
+    out = ParsedLog()
+    if lines and lines[0][1].get("type") == "session":
+        out.header = lines[0][1]
+        lines = lines[1:]
+    created = to_ms(out.header.get("createdAt"))
+    st: dict[str, Any] = dict(events=0, events_replayed=0, events_duplicate=0, events_unknown=0, lines_bad=bad,
+                              truncated_tail=truncated, human_messages=0, injected_messages=0, tool_calls=0,
+                              tool_errors=0, input_tokens=0, output_tokens=0, skill_uses=0, compactions=0,
+                              model=None, title=None, goal=None, first_time=None, last_time=None)
+    seen_ids: set[tuple[Any, ...]] = set()
+    seen_steps: set[tuple[int | None, int | None]] = set()
+    hidden_calls: set[str] = set()
+    turns: set[int] = set()
+    for line_no, obj in lines:
+        kind = to_str(obj.get("type")) or ""
+        d = obj.get("data") if isinstance(obj.get("data"), dict) else {}
+        t = to_ms(obj.get("time"))
+        ev: dict[str, Any] = {"session_id": session_id, "seq": to_int(obj.get("seq")), "line_no": line_no,
+                              "time": t, "kind": kind, "role": "other", "message_id": None, "call_id": None}
+        if kind == "user/message":
+            _user(ev, d)
+        elif kind == "assistant/message":
+            _assistant(ev, d)
+        elif kind == "tool/call":
+            _tool_call(ev, d)
+        elif kind == "tool/result":
+            _tool_result(ev, d)
+        elif kind in ("deliverables/presented", "workspace/changes"):
+            ev["role"], ev["call_id"] = "artifact", to_str(d.get("callId"))
+        elif kind in SYSTEM_KINDS:
+            _system(ev, kind, d)
+        ident = _identity(kind, ev)
+        if created is not None and t is not None and t < created:
+            st["events_replayed"] += 1
+            if ident:
+                seen_ids.add(ident)
+            continue
+        step_key = (ev.get("turn"), ev.get("step")) if kind == "assistant/message" else None
+        if (ident and ident in seen_ids) or (step_key and step_key != (None, None) and step_key in seen_steps):
+            st["events_duplicate"] += 1
+            continue
+        if ident:
+            seen_ids.add(ident)
+        if step_key:
+            seen_steps.add(step_key)
+        _apply_exclusions(ev, excluded, out.header.get("cwd"), hidden_calls)
+        if ev["role"] == "artifact":
+            _artifacts(out, ev, kind, d, excluded, out.header.get("cwd"))
+        if ev["role"] == "other":
+            st["events_unknown"] += 1
+            ev["data_json"] = cap(dumps(d)) if d else None
+        _count(st, ev, kind, turns)
+        out.events.append(ev)
+    st["turns"] = len(turns)
+    out.stats = st
+    return out
+
+
+def _is_excluded(path: str, excluded: PathFilter, cwd: Any) -> bool:
+    if excluded(path):
+        return True
+    return bool(isinstance(cwd, str) and cwd and not path.startswith("/") and excluded(f"{cwd.rstrip('/')}/{path}"))
+
+
+def _apply_exclusions(ev: dict[str, Any], excluded: PathFilter, cwd: Any, hidden_calls: set[str]) -> None:
+    """An excluded file's path, the call arguments that carry its content, and its result's text are dropped."""
+    fp = ev.get("file_path")
+    if fp and _is_excluded(fp, excluded, cwd):
+        ev.update(file_path=None, arguments=None, text=None)
+        if ev["call_id"]:
+            hidden_calls.add(ev["call_id"])
+    elif ev["role"] == "tool_result" and ev["call_id"] in hidden_calls:
+        ev["text"] = None
+
+
+def _artifacts(out: ParsedLog, ev: dict[str, Any], kind: str, d: dict[str, Any], excluded: PathFilter,
+               cwd: Any) -> None:
+    presented = kind == "deliverables/presented"
+    files = [f for f in _files(d, "description" if presented else "change")
+             if not _is_excluded(f["path"] or "", excluded, cwd)]
+    ev["files_json"] = dumps(files)
+    ev["text"] = "\n".join(f["path"] + (f" — {f['description']}" if presented and f["description"] else "")
+                           for f in files) or None
+    for f in files:
+        out.artifacts.append({"session_id": ev["session_id"], "seq": ev["seq"], "line_no": ev["line_no"],
+                              "time": ev["time"], "path": f["path"],
+                              "change": "presented" if presented else f.get("change"),
+                              "description": f.get("description") if presented else None,
+                              "call_id": ev["call_id"]})
+
+
+def _count(st: dict[str, Any], ev: dict[str, Any], kind: str, turns: set[int]) -> None:
+    st["events"] += 1
+    t = ev["time"]
+    if t is not None:
+        st["first_time"] = t if st["first_time"] is None else min(st["first_time"], t)
+        st["last_time"] = t if st["last_time"] is None else max(st["last_time"], t)
+    role = ev["role"]
+    if role == "human":
+        st["human_messages"] += 1
+    elif role == "injected":
+        st["injected_messages"] += 1
+    elif role == "tool_call":
+        st["tool_calls"] += 1
+    elif role == "tool_result" and ev["is_error"]:
+        st["tool_errors"] += 1
+    elif role == "assistant":
+        st["input_tokens"] += ev["input_tokens"] or 0
+        st["output_tokens"] += ev["output_tokens"] or 0
+        st["model"] = ev["model"] or st["model"]
+        if ev["turn"] is not None:
+            turns.add(ev["turn"])
+    if ev.get("skill_name"):
+        st["skill_uses"] += 1
+    if kind == "compaction/completed":
+        st["compactions"] += 1
+    elif kind == "session/title" and ev["text"]:
+        st["title"] = ev["text"]
+    elif kind == "goal/change" and ev["text"]:
+        st["goal"] = ev["text"]
+
+
+# -- frames -----------------------------------------------------------------------
+def to_frame(rows: list[dict[str, Any]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """Rows -> DataFrame with an explicit schema; epoch-ms ints become UTC datetimes."""
+    raw = {k: (pl.Int64() if isinstance(v, pl.Datetime) else v) for k, v in schema.items()}
+    df = pl.from_dicts(rows, schema=raw) if rows else pl.DataFrame(schema=raw)
+    casts = [pl.col(k).cast(v) for k, v in schema.items() if isinstance(v, pl.Datetime)]
+    return df.with_columns(casts) if casts else df

@@ -1,0 +1,121 @@
+"""Crash-safe index generations and the single-writer lock.
+
+A build writes `generations/.building-<rev>-<pid>.duckdb`, closes it, renames it to
+`gen-<seq>-<rev>.duckdb`, then atomically replaces the `CURRENT` pointer file. Readers resolve
+`CURRENT` and open that file read-only, so they only ever see a complete generation; a crash
+(even kill -9) before the pointer swap leaves the previous generation published. The previous
+generation is kept after a publish (readers may still hold it); older ones are removed.
+The writer lock is an `flock` on `akw.lock`: the kernel drops it if the holder dies.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from warehouse import db
+from warehouse.errors import Code, KnowledgeError
+
+POINTER = "CURRENT"
+
+
+@dataclass(frozen=True)
+class Generation:
+    path: Path
+    index_rev: str
+    seq: int
+    published_at: str
+
+
+def current(generations: Path) -> Generation | None:
+    ptr = generations / POINTER
+    try:
+        data = json.loads(ptr.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    path = generations / data["file"]
+    if not path.exists():
+        return None
+    return Generation(path, data["index_rev"], int(data["seq"]), data["published_at"])
+
+
+def new_build_path(generations: Path, index_rev: str) -> Path:
+    generations.mkdir(parents=True, exist_ok=True)
+    os.chmod(generations, 0o700)
+    for stale in generations.glob(".building-*"):  # leftovers of a crashed build
+        stale.unlink(missing_ok=True)
+    return generations / f".building-{index_rev}-{os.getpid()}.duckdb"
+
+
+def publish(generations: Path, build_path: Path, index_rev: str, published_at: str) -> Generation:
+    prev = current(generations)
+    seq = (prev.seq + 1) if prev else 1
+    final = generations / f"gen-{seq:06d}-{index_rev}.duckdb"
+    _fsync(build_path)
+    os.chmod(build_path, 0o600)
+    build_path.replace(final)
+    tmp = generations / f".{POINTER}.tmp"
+    tmp.write_text(json.dumps({"file": final.name, "index_rev": index_rev, "seq": seq,
+                               "published_at": published_at}, sort_keys=True), encoding="utf-8")
+    _fsync(tmp)
+    tmp.replace(generations / POINTER)
+    _fsync(generations)  # make the rename durable
+    keep = {final.name} | ({prev.path.name} if prev else set())
+    for old in generations.glob("gen-*.duckdb"):
+        if old.name not in keep:
+            old.unlink(missing_ok=True)
+            Path(str(old) + ".wal").unlink(missing_ok=True)
+    return Generation(final, index_rev, seq, published_at)
+
+
+def open_current(generations: Path, memory_limit: str = "512MB", threads: int = 2) -> tuple[duckdb.DuckDBPyConnection,
+                                                                                              Generation]:
+    """Open the published generation read-only; KNOWLEDGE_NOT_READY if none exists yet."""
+    for _ in range(3):  # a publish may swap the pointer between our read and our open
+        gen = current(generations)
+        if gen is None:
+            raise KnowledgeError(Code.NOT_READY, "no index generation is published yet (run `akw reindex`)")
+        try:
+            return db.connect(gen.path, read_only=True, memory_limit=memory_limit, threads=threads), gen
+        except duckdb.IOException:
+            time.sleep(0.05)
+    raise KnowledgeError(Code.NOT_READY, "could not open the published generation")
+
+
+@contextmanager
+def writer_lock(home: Path, wait_s: float = 0.0) -> Iterator[None]:
+    """One writer at a time. Waits up to `wait_s`, then KNOWLEDGE_INDEX_LOCKED."""
+    home.mkdir(parents=True, exist_ok=True)
+    fd = os.open(home / "akw.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    deadline = time.monotonic() + wait_s
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise KnowledgeError(Code.LOCKED, "another reindex holds the writer lock") from None
+                time.sleep(0.1)
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        yield
+    finally:
+        os.close(fd)  # closing releases the flock
+
+
+def _fsync(path: Path) -> None:
+    """fsync a file or a directory (for a directory it makes renames inside it durable)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,30 @@
+"""`index_rev`: a hash of everything that decides the index's content and order.
+
+Inputs: every source unit's content revision and status, the model/index SQL, the
+index-affecting settings and the package version. No clocks, no paths of the warehouse:
+the same input gives the same rev, on any machine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from warehouse import __version__, models
+from warehouse.settings import Settings
+from warehouse.state import load_all_units
+
+
+def compute(state_dir: Path, settings: Settings) -> str:
+    units = [(u.get("source"), u.get("unit"), u.get("revision"), u.get("status"), u.get("error_code"))
+             for u in load_all_units(state_dir)]
+    payload: dict[str, Any] = {
+        "units": units,
+        "sql": models.code_hash(),
+        "settings": settings.index_affecting(),
+        "version": __version__,
+    }
+    digest = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+    return f"ak-{digest[:16]}"

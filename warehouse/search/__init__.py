@@ -1,0 +1,1 @@
+"""Search: the lexical (BM25) index and its query path."""

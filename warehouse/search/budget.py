@@ -1,0 +1,148 @@
+"""Token budget of a `knowledge_search` response (contract 000 §8): a hard cap on the response text.
+
+Measured on the exact text `dump_response` prints. What goes first: snippets, from the
+lowest-ranked item upwards; then whole items from the end (lanes and actors together). An
+actor loses evidence that points at a dropped item, and an actor left with no evidence is
+dropped too (an unsupported claim is worse than none). Errors and warnings are never cut.
+`limits.dropped` lists exactly what is missing: an item still present without its snippet
+is `what="snippet"`, a removed one `what="item"`.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any
+
+from warehouse.errors import Code
+from warehouse.search.contract import LANES, SearchResponse, dumps, response_dict
+
+ACTORS = "actors"
+_PRIORITY = {**{lane: i for i, lane in enumerate(LANES)}, ACTORS: len(LANES)}
+
+
+def estimate_tokens(text: str) -> int:
+    """ceil(UTF-8 bytes / 4): a tokenizer-free, deterministic estimate.
+
+    About 4 bytes per token holds for English/JSON; Russian costs 2 bytes per letter, so a
+    Cyrillic text counts ~2 characters per token, which errs on the safe (larger) side.
+    """
+    return math.ceil(len(text.encode("utf-8")) / 4)
+
+
+def _key(lane: str, item: dict[str, Any]) -> str:
+    if lane == "skills":
+        return item.get("id") or item["name"]
+    return item["id"]
+
+
+def _rank(d: dict[str, Any]) -> list[tuple[str, str]]:
+    """(lane, id) best first: RRF of §7 from lane positions and fusion weights, then lane priority.
+
+    Item `score`s are not compared across lanes (§4: no common score); an actor ranks by its
+    own aggregate score, or by its best evidence when it has none.
+    """
+    k = d["fusion"]["k"]
+    weights = d["fusion"].get("weights") or {}
+    scored: dict[tuple[str, str], tuple[float, int, int]] = {}
+    for lane in LANES:
+        for pos, item in enumerate((d["lanes"].get(lane) or {}).get("items", [])):
+            score = float(weights.get(lane, 0.0)) / (k + pos + 1)
+            scored[(lane, _key(lane, item))] = (score, _PRIORITY[lane], pos)
+    for pos, actor in enumerate(d.get("actors", [])):
+        score = actor.get("score")
+        if score is None:
+            score = max((scored.get((e["lane"], e["id"]), (0.0,))[0] for e in actor["evidence"]), default=0.0)
+        scored[(ACTORS, actor["actor_id"])] = (float(score), _PRIORITY[ACTORS], pos)
+    return sorted(scored, key=lambda key: (-scored[key][0], scored[key][1], scored[key][2]))
+
+
+class _Trimmer:
+    """Drops parts of the response dict in place and keeps `limits.dropped` exact."""
+
+    def __init__(self, d: dict[str, Any], max_tokens: int) -> None:
+        self.d = d
+        self.max_tokens = max_tokens
+        self.dropped: list[dict[str, str]] = d["limits"]["dropped"]
+        self.changed = False
+
+    def fits(self) -> bool:
+        # used_tokens <= max_tokens whenever it fits, so the placeholder is never narrower than the real value
+        self.d["limits"]["budget"] = {"max_tokens": self.max_tokens, "used_tokens": self.max_tokens}
+        return estimate_tokens(dumps(self.d)) <= self.max_tokens
+
+    def _items(self, lane: str) -> list[dict[str, Any]]:
+        return (self.d["lanes"].get(lane) or {}).get("items", []) if lane != ACTORS else self.d.get("actors", [])
+
+    def _find(self, lane: str, key: str) -> dict[str, Any] | None:
+        field = "actor_id" if lane == ACTORS else None
+        for item in self._items(lane):
+            if (item[field] if field else _key(lane, item)) == key:
+                return item
+        return None
+
+    def drop_snippet(self, lane: str, key: str) -> bool:
+        item = self._find(lane, key) if lane != ACTORS else None
+        if item is None or item.get("snippet") is None:
+            return False
+        del item["snippet"]
+        self.dropped.append({"lane": lane, "id": key, "what": "snippet"})
+        self.changed = True
+        return True
+
+    def drop_item(self, lane: str, key: str) -> bool:
+        item = self._find(lane, key)
+        if item is None:
+            return False
+        self._items(lane).remove(item)
+        self.dropped[:] = [x for x in self.dropped if (x["lane"], x["id"]) != (lane, key)]
+        self.dropped.append({"lane": lane, "id": key, "what": "item"})
+        self.changed = True
+        if lane != ACTORS:
+            self._prune_evidence(lane, key)
+        return True
+
+    def _prune_evidence(self, lane: str, key: str) -> None:
+        for actor in list(self.d.get("actors", [])):
+            kept = [e for e in actor["evidence"] if (e["lane"], e["id"]) != (lane, key)]
+            if len(kept) != len(actor["evidence"]):
+                actor["evidence"] = kept
+                if not kept:
+                    self.drop_item(ACTORS, actor["actor_id"])
+
+
+def apply_budget(resp: SearchResponse, max_tokens: int) -> SearchResponse:
+    """Return a copy of `resp` whose `dump_response` text is at most `max_tokens` (when at all possible)."""
+    d = copy.deepcopy(response_dict(resp))
+    trim = _Trimmer(d, max_tokens)
+    order = _rank(d)[::-1]  # worst first
+    if not trim.fits():
+        for lane, key in order:
+            if trim.drop_snippet(lane, key) and trim.fits():
+                break
+        else:
+            for lane, key in order:
+                if trim.drop_item(lane, key) and trim.fits():
+                    break
+    limits = d["limits"]
+    if trim.changed:
+        limits["truncated"] = True
+        limits["returned"] = sum(len((d["lanes"].get(lane) or {}).get("items", [])) for lane in LANES)
+    if not trim.fits():
+        d.setdefault("warnings", []).append({
+            "code": str(Code.BUDGET_EXCEEDED), "lane": "all",
+            "message": f"even without items the response exceeds max_tokens={max_tokens}"})
+    limits["budget"] = {"max_tokens": max_tokens, "used_tokens": _used_tokens(d)}
+    return SearchResponse.model_validate(d)
+
+
+def _used_tokens(d: dict[str, Any]) -> int:
+    """Least fixed point of used = tokens(text containing used): the number's own digits count."""
+    used = 0
+    for _ in range(10):
+        d["limits"]["budget"]["used_tokens"] = used
+        now = estimate_tokens(dumps(d))
+        if now == used:
+            break
+        used = now
+    return used

@@ -1,0 +1,76 @@
+"""`knowledge_status` (spec FR-9): an honest state of the warehouse, cheap to compute."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from warehouse import generation
+from warehouse.build import read_runs
+from warehouse.paths import Paths
+from warehouse.schedule import next_run
+from warehouse.settings import Settings
+from warehouse.state import load_all_units
+
+
+def _parse(ts: str | None) -> datetime | None:
+    if not ts:
+        return None
+    return datetime.fromisoformat(ts.replace("Z", "+00:00"))
+
+
+def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dict[str, Any]:
+    now = now or datetime.now(UTC)
+    gen = generation.current(paths.generations)
+    runs = read_runs(paths)
+    last = runs[-1] if runs else None
+    last_ok = next((r for r in reversed(runs) if r.get("outcome") in ("published", "noop")), None)
+    units = load_all_units(paths.state_dir)
+    per_source: dict[str, dict[str, Any]] = {}
+    errors: list[dict[str, Any]] = []
+    for u in units:
+        s = per_source.setdefault(u["source"], {"units": 0, "ok": 0, "error": 0, "excluded": 0, "rows": {}})
+        s["units"] += 1
+        s[u["status"]] = s.get(u["status"], 0) + 1
+        for k, v in (u.get("counts") or {}).items():
+            if isinstance(v, int):
+                s["rows"][k] = s["rows"].get(k, 0) + v
+        if u["status"] == "error":
+            errors.append({"code": u.get("error_code"), "source": u["source"], "unit": u["unit"],
+                           "message": u.get("error")})
+    last_ok_at = _parse(last_ok.get("finished_at")) if last_ok else None
+    stale = last_ok_at is not None and now - last_ok_at > timedelta(hours=settings.schedule.stale_after_hours)
+    if not settings.enabled:
+        state = "disabled"
+    elif last is not None and last.get("outcome") == "failed" and gen is None:
+        state = "error"
+    elif gen is None:
+        state = "not_ready"
+    elif stale:
+        state = "stale"
+    elif errors or (last is not None and last.get("outcome") == "failed"):
+        state = "degraded"
+    else:
+        state = "ready"
+    nxt = next_run(settings.schedule, now) if settings.enabled else None
+    build = (last_ok or {}).get("build") or {}
+    return {
+        "enabled": settings.enabled,
+        "state": state,
+        "index_rev": gen.index_rev if gen else None,
+        "generation": gen.path.name if gen else None,
+        "published_at": gen.published_at if gen else None,
+        "last_run": {k: last.get(k) for k in ("run_id", "mode", "outcome", "started_at", "finished_at",
+                                                "duration_s", "index_rev")} if last else None,
+        "next_run": nxt.isoformat() if nxt else None,
+        "db_bytes": gen.path.stat().st_size if gen else 0,
+        "counts": build.get("counts", {}),
+        "coverage": build.get("coverage"),
+        "sources": per_source,
+        "errors": errors,
+        "degradations": [
+            {"source": name, "units_failed": s["error"],
+             "codes": sorted({e["code"] for e in errors if e["source"] == name})}
+            for name, s in sorted(per_source.items()) if s["error"]
+        ],
+    }
