@@ -476,3 +476,39 @@ def test_speed_cold_and_noop(run: Run) -> None:
     t = time.perf_counter()
     _, ctx = run()
     assert time.perf_counter() - t < 0.3 and ctx.lake.files_written == 0
+
+
+# -- generated home (akw_fixtures) ---------------------------------------------------------
+def test_generated_home_reconciles_with_manifest(tmp_path: Path) -> None:
+    gen = pytest.importorskip("akw_fixtures")
+    m = gen.generate(tmp_path / "gen", sessions=8, seed=3, broken=True)
+    r = Run(tmp_path)
+    r.home = tmp_path / "gen" / "dsh"
+    r.paths = Paths(dsh_home=r.home, autoclaw_root=tmp_path / "gen" / "autoclaw", home=tmp_path / "akw")
+    rep, _ = r()
+    broken = {b["kind"]: b for b in m["broken"] if "session_id" in b}
+    assert [e["unit"] for e in rep.errors] == [f"session:{broken['corrupt_zstd']['session_id']}"]
+    bad = r.session(broken["bad_json_line"]["session_id"])
+    assert bad["lines_bad"] == 1 and bad["events"] == broken["bad_json_line"]["valid_events"]
+    s = r.table("sessions").filter(~pl.col("session_id").is_in([b["session_id"] for b in broken.values()]))
+    c = m["counts"]
+    assert s.height == c["dsh_sessions"]
+    assert s["events"].sum() == c["dsh_events_unique"]
+    assert s["events_replayed"].sum() == c["dsh_replayed_events"]
+    assert s["human_messages"].sum() == c["dsh_human_messages"]
+    assert s["injected_messages"].sum() == c["dsh_injected_messages"]
+    assert s["truncated_tail"].sum() == c["dsh_truncated_sessions"]
+    assert s["frames"].sum() == c["dsh_frames_total"]
+    assert s.filter(pl.col("parent_session").is_not_null()).height == c["dsh_forked_sessions"]
+    lines = (1 + s["events"] + s["events_replayed"] + s["events_duplicate"] + s["lines_bad"]).sum()
+    assert lines == c["dsh_lines_total"]
+    assert r.table("workspaces").height == len(m["workspaces"])
+    # secrets planted in the session logs never reach the lake or the state
+    texts = pl.concat([r.table(t).select(pl.all().cast(pl.String)).unpivot() for t in ("sessions", "events",
+                                                                                      "artifacts")])
+    joined = "\n".join(v for v in texts["value"].to_list() if v)
+    planted = [c["value"] for c in m["canaries"] if str(c["where"].get("file", "")).startswith("dsh/sessions")]
+    assert planted and not [v for v in planted if v in joined]
+    assert not [v for v in planted if v in (r.paths.state_dir / "dsh.json").read_text()]
+    _, ctx = r()
+    assert ctx.lake.files_written == 0

@@ -9,6 +9,8 @@ from warehouse.errors import Code, KnowledgeError
 from warehouse.extract import run_extract
 from warehouse.extract.base import Progress
 from warehouse.paths import Paths
+from warehouse.search.contract import response_dict
+from warehouse.search.service import SearchEngine
 from warehouse.settings import Settings
 from warehouse.state import load_all_units
 
@@ -22,11 +24,19 @@ class Warehouse:
     def __init__(self, paths: Paths, settings: Settings | None = None) -> None:
         self.paths = paths
         self.settings = settings if settings is not None else Settings.load(paths.config_file)
+        self._engine: SearchEngine | None = None
 
     @classmethod
     def open(cls, dsh_home: str | Path | None = None, autoclaw_root: str | Path | None = None,
              home: str | Path | None = None) -> Warehouse:
         return cls(Paths.resolve(dsh_home, autoclaw_root, home))
+
+    @property
+    def engine(self) -> SearchEngine:
+        """The search engine of this home (opened lazily, follows newly published generations)."""
+        if self._engine is None:
+            self._engine = SearchEngine(self.paths.generations, self.settings)
+        return self._engine
 
     def _require_enabled(self) -> None:
         if not self.settings.enabled:
@@ -67,6 +77,20 @@ class Warehouse:
             con.close()
         return {"index_rev": gen.index_rev, "columns": cols, "rows": [list(r) for r in rows[:limit]],
                 "truncated": len(rows) > limit}
+
+    def search(self, request: dict[str, Any] | str) -> dict[str, Any]:
+        """`knowledge_search` v1: a request document in, the response document out (contract 000)."""
+        self._require_enabled()
+        return response_dict(self.engine.search(request))
+
+    def search_text(self, query: str, mode: str = "auto", limit: int = 10,
+                    workspaces: list[str] | None = None, **extra: Any) -> dict[str, Any]:
+        """Convenience for notebooks: build the request from a query and a few options."""
+        req: dict[str, Any] = {"schema": "knowledge.search/v1", "query": query, "mode": mode, "limit": limit,
+                               **extra}
+        if workspaces:
+            req.setdefault("filters", {})["workspaces"] = workspaces
+        return self.search(req)
 
     def sources(self) -> dict[str, Any]:
         units = load_all_units(self.paths.state_dir)

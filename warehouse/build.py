@@ -63,6 +63,7 @@ def reindex(paths: Paths, settings: Settings, mode: str = "incremental", progres
         return verify(paths, settings)
     paths.ensure()
     with generation.writer_lock(paths.home, wait_s=wait_s):
+        generation.discard_stale_builds(paths.generations)  # a killed build's file, even if this run is a no-op
         t0 = time.perf_counter()
         started_at = utc_now_iso()
         if mode == "full":
@@ -71,7 +72,9 @@ def reindex(paths: Paths, settings: Settings, mode: str = "incremental", progres
         rev = index_rev.compute(paths.state_dir, settings)
         published = generation.current(paths.generations)
         record: dict[str, Any] = {
-            "run_id": f"run-{started_at}-{os.getpid()}", "mode": mode, "started_at": started_at,
+            # the run number keeps ids unique when one process runs twice within a second
+            "run_id": f"run-{started_at}-{os.getpid()}-{len(read_runs(paths)) + 1:06d}", "mode": mode,
+            "started_at": started_at,
             "index_rev": rev, "extract": extract, "errors": [e for s in extract["sources"] for e in s["errors"]],
         }
         if mode == "incremental" and published is not None and published.index_rev == rev:
@@ -135,11 +138,19 @@ def _build(paths: Paths, settings: Settings, build_path: Path, record: dict[str,
         con.execute("CHECKPOINT")
         counts = {name: con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
                   for name in built if name.startswith("ak_")}
+        coverage = _coverage(con)
     finally:
         con.close()
     return {"models": built, "models_s": round(t_models, 3), "lexical": lex,
-            "build_s": round(time.perf_counter() - t, 3), "counts": counts,
+            "build_s": round(time.perf_counter() - t, 3), "counts": counts, "coverage": coverage,
             "db_bytes": build_path.stat().st_size}
+
+
+def _coverage(con: Any) -> list[dict[str, Any]]:
+    """AC-4 reconciliation rows (ak_coverage) for the run record, so `akw status` shows them without a DB open."""
+    cur = con.execute("SELECT * FROM ak_coverage ORDER BY source, entity")
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
 
 
 def _version() -> str:

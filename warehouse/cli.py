@@ -154,6 +154,57 @@ def status(as_json: JsonOpt = False, dsh_home: DshOpt = None, autoclaw_root: AcO
         _emit(as_json, doc, human)
 
 
+def _print_search(d: dict[str, Any]) -> None:
+    r = d["routing"]
+    out.print(f"[bold]{d['query']}[/bold]  intent={r['intent']} ({r['confidence']}) — {r['reason']}")
+    for a in d.get("actors", []):
+        out.print(f"[cyan]actor[/cyan] {a.get('name')} [{a['kind']}/{a['source']}] confidence={a.get('confidence')} "
+                  f"dispatch={a.get('dispatch', {}).get('mode')}")
+        out.print("   why: " + "; ".join(a.get("why", [])))
+        out.print("   evidence: " + ", ".join(e["id"] for e in a["evidence"]))
+    for lane in ("episodes", "code", "skills"):
+        ln = d["lanes"].get(lane)
+        if not ln:
+            continue
+        flag = f" [yellow]degraded: {ln.get('degradation_reason')}[/yellow]" if ln.get("degraded") else ""
+        out.print(f"[bold]{lane}[/bold] ({len(ln['items'])}){flag}")
+        for it in ln["items"]:
+            where = (f"{it['session_id']}#{it['seq']} {it.get('event_type')} {(it.get('time') or '')[:10]}"
+                     if lane == "episodes" else f"{it['path']}:{it['start_line']}" if lane == "code"
+                     else it["name"])
+            out.print(f"  • {where}")
+            if it.get("snippet"):
+                out.print(f"    [dim]{it['snippet']}[/dim]", markup=True, highlight=False)
+    for w in d.get("warnings", []):
+        out.print(f"[yellow]{w['code']}[/yellow] {w['lane']}: {w['message']}")
+    for e in d.get("errors", []):
+        out.print(f"[red]{e['code']}[/red] {e['message']}")
+
+
+@app.command()
+def search(
+    query: Annotated[str | None, typer.Argument(help="What to look for (a literal, never FTS or SQL syntax).")] = None,
+    mode: Annotated[str, typer.Option(help="auto | find_agent | find_skill | find_code | find_knowledge")] = "auto",
+    limit: Annotated[int, typer.Option(help="1..50 items per lane")] = 10,
+    workspace: Annotated[list[str] | None, typer.Option("--workspace", help="Only these workspace roots.")] = None,
+    request: Annotated[str | None, typer.Option("--request", help="knowledge.search/v1 request file; - = stdin")] = None,
+    as_json: JsonOpt = False, dsh_home: DshOpt = None, autoclaw_root: AcOpt = None, home: HomeOpt = None,
+) -> None:
+    """knowledge_search v1: who did it, what bears on it (episodes, code, skills), with evidence."""
+    with _errors(as_json):
+        if request is not None:
+            text = sys.stdin.read() if request == "-" else Path(request).read_text(encoding="utf-8")
+            req: dict[str, Any] | str = text
+        elif query is None:
+            raise KnowledgeError(Code.INVALID_REQUEST, "query: give a QUERY or --request FILE", field="query")
+        else:
+            req = {"schema": "knowledge.search/v1", "query": query, "mode": mode, "limit": limit}
+            if workspace:
+                req["filters"] = {"workspaces": workspace}
+        doc = _open(dsh_home, autoclaw_root, home).search(req)
+        _emit(as_json, doc, _print_search)
+
+
 @app.command("sql")
 def sql_cmd(query: Annotated[str, typer.Argument(help="One read-only SQL query.")],
             limit: Annotated[int, typer.Option(min=1, max=100000)] = 1000,

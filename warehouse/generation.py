@@ -47,11 +47,16 @@ def current(generations: Path) -> Generation | None:
     return Generation(path, data["index_rev"], int(data["seq"]), data["published_at"])
 
 
+def discard_stale_builds(generations: Path) -> None:
+    """Remove leftovers of a crashed build; call only while holding the writer lock."""
+    for stale in generations.glob(".building-*"):
+        stale.unlink(missing_ok=True)
+
+
 def new_build_path(generations: Path, index_rev: str) -> Path:
     generations.mkdir(parents=True, exist_ok=True)
     os.chmod(generations, 0o700)
-    for stale in generations.glob(".building-*"):  # leftovers of a crashed build
-        stale.unlink(missing_ok=True)
+    discard_stale_builds(generations)
     return generations / f".building-{index_rev}-{os.getpid()}.duckdb"
 
 

@@ -1,10 +1,11 @@
 """A small dbt-style runner: every `sql/**/<name>.sql` file is one model that makes table `<name>`.
 
 Model files are Jinja templates of one SELECT. `{{ ref('x') }}` names another model (and makes
-it a dependency); `{{ lake('dsh', 'events') }}` reads a lake table's Parquet files. Files in `sql/macros/`
-(CREATE MACRO statements) run first. A leading `-- materialized: view` comment makes a view instead of a table. A model's first comment block
-is its documentation; `-- col: name: text` lines become DuckDB column comments for analysts.
-Models run in dependency order (ties by name), so a build is deterministic.
+it a dependency); `{{ lake('dsh', 'events') }}` reads a lake table's Parquet files. Files in
+`sql/macros/` (CREATE MACRO statements) run first. A leading `-- materialized: view` comment
+makes a view instead of a table. A model's first comment block is its documentation;
+`-- col: name: text` lines become DuckDB column comments for analysts. Models run in
+dependency order (ties by name), so a build is deterministic.
 """
 
 from __future__ import annotations
@@ -92,9 +93,13 @@ def order(models: dict[str, Model]) -> list[Model]:
 
 
 def code_hash(sql_dir: Path = SQL_DIR) -> str:
-    """Hash of every SQL file: part of `index_rev` (changed model code -> new rev)."""
+    """Hash of the SQL that builds the index (models, macros, lexical index): part of `index_rev`.
+
+    Query-time SQL (`sql/search/`) is not included: it does not change what is indexed.
+    """
     h = hashlib.sha256()
-    for p in sorted(sql_dir.rglob("*.sql")):
+    files = [p for d in (*LAYERS, "macros", "index") for p in (sql_dir / d).rglob("*.sql")]
+    for p in sorted(files):
         h.update(p.relative_to(sql_dir).as_posix().encode())
         h.update(p.read_bytes())
     return h.hexdigest()

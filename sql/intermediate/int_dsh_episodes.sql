@@ -19,8 +19,8 @@ agg AS (
            arg_max(is_error, seq) FILTER (WHERE role = 'tool_result') AS last_result_error,
            count(*) FILTER (WHERE kind LIKE 'compaction/%') AS compactions,
            count(*) FILTER (WHERE kind = 'deliverables/presented') AS deliverables,
-           list(DISTINCT command) FILTER (WHERE command IS NOT NULL) AS commands,
-           list(DISTINCT file_path) FILTER (WHERE file_path IS NOT NULL) AS files,
+           list(DISTINCT command ORDER BY command) FILTER (WHERE command IS NOT NULL) AS commands,
+           list(DISTINCT file_path ORDER BY file_path) FILTER (WHERE file_path IS NOT NULL) AS files,
            list(DISTINCT skill_name ORDER BY skill_name) FILTER (WHERE skill_name IS NOT NULL) AS skills,
            list(DISTINCT tool_name ORDER BY tool_name) FILTER (WHERE tool_name IS NOT NULL) AS tools,
            list(DISTINCT target_name ORDER BY target_name)

@@ -31,11 +31,16 @@ ep AS (
            count(*) FILTER (WHERE outcome = 'partial') AS partials,
            count(*) FILTER (WHERE outcome IN ('failure', 'cancelled')) AS failures,
            sum(tool_calls) AS tool_calls,
-           arg_max(model, started_at) FILTER (WHERE model IS NOT NULL) AS model,
-           mode(workspace_id) AS main_workspace_id, mode(workspace_path) AS main_workspace_path
+           arg_max(model, started_at) FILTER (WHERE model IS NOT NULL) AS model
     FROM {{ ref('ak_episode') }}
     WHERE actor_id IS NOT NULL
     GROUP BY actor_id
+),
+main_ws AS (  -- the workspace of most episodes; ties by id, so the choice is deterministic
+    SELECT actor_id, workspace_id AS main_workspace_id, workspace_path AS main_workspace_path
+    FROM (SELECT actor_id, workspace_id, workspace_path, count(*) AS n FROM {{ ref('ak_episode') }}
+          WHERE actor_id IS NOT NULL GROUP BY ALL)
+    QUALIFY row_number() OVER (PARTITION BY actor_id ORDER BY n DESC, workspace_id NULLS LAST, workspace_path) = 1
 ),
 part AS (  -- AutoClaw agents also work as participants of other agents' runs
     SELECT 'actor:autoclaw:agent:' || account || ':' || agent_id AS actor_id, count(*) AS participations,
@@ -43,8 +48,8 @@ part AS (  -- AutoClaw agents also work as participants of other agents' runs
     FROM {{ ref('stg_ac_participations') }} GROUP BY ALL
 )
 SELECT a.actor_id, a.kind, a.source, a.display_name, a.description,
-       coalesce(a.workspace_id, ep.main_workspace_id) AS workspace_id,
-       coalesce(a.workspace_path, ep.main_workspace_path) AS workspace_path,
+       coalesce(a.workspace_id, w.main_workspace_id) AS workspace_id,
+       coalesce(a.workspace_path, w.main_workspace_path) AS workspace_path,
        a.session_id, a.parent_session_id, a.account, a.agent_id, a.session_ids,
        ep.first_activity, ep.last_activity, ep.model,
        coalesce(ep.episodes, 0) AS episodes, coalesce(ep.successes, 0) AS successes,
@@ -58,5 +63,6 @@ SELECT a.actor_id, a.kind, a.source, a.display_name, a.description,
                    ELSE 'spawn_replica' END AS dispatch_mode
 FROM actors a
 LEFT JOIN ep USING (actor_id)
+LEFT JOIN main_ws w USING (actor_id)
 LEFT JOIN part USING (actor_id)
 ORDER BY a.actor_id

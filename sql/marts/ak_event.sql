@@ -1,12 +1,14 @@
 -- Normalized events of both sources with a reference to the source position; no raw text
 -- (searchable text is in ak_document). Injected harness messages are kept as role `injected`.
+-- Harness context before a session's first human request is an event of no episode (episode_id NULL).
 -- col: event_id: ev:<session_id>:<seq> (AutoClaw: ev:<session_id>:<session_seq>)
 -- col: is_duplicate: AutoClaw repeats (per-call request copies, answer==assistant, repeated reasoning)
-SELECT 'ev:' || session_id || ':' || seq AS event_id, 'harness' AS source, session_id, seq,
-       CAST(NULL AS VARCHAR) AS entry_id, CAST(NULL AS VARCHAR) AS account, episode_id, time, kind, role,
-       source_kind, tool_name, coalesce(file_path, command) AS target, skill_name, is_error, false AS is_duplicate,
-       length(text) AS text_chars
-FROM {{ ref('int_dsh_episode_events') }}
+SELECT 'ev:' || e.session_id || ':' || e.seq AS event_id, 'harness' AS source, e.session_id, e.seq,
+       CAST(NULL AS VARCHAR) AS entry_id, CAST(NULL AS VARCHAR) AS account, x.episode_id, e.time, e.kind, e.role,
+       e.source_kind, e.tool_name, coalesce(e.file_path, e.command) AS target, e.skill_name, e.is_error,
+       false AS is_duplicate, length(e.text) AS text_chars
+FROM {{ ref('stg_dsh_events') }} e
+LEFT JOIN (SELECT session_id, seq, episode_id FROM {{ ref('int_dsh_episode_events') }}) x USING (session_id, seq)
 UNION ALL
 SELECT 'ev:' || e.session_id || ':' || e.session_seq, 'autoclaw', e.session_id, e.session_seq, e.entry_id, e.account,
        'episode:autoclaw:' || e.account || ':' || e.run_id, e.committed_at, e.entry_type,

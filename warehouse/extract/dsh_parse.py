@@ -36,7 +36,7 @@ ARTIFACTS_SCHEMA: dict[str, pl.DataType] = {
     "change": pl.String(), "description": pl.String(), "call_id": pl.String(),
 }
 
-INJECTED_OK = "user"  # the only data.source.kind that is a human
+HUMAN_SOURCE = "user"  # the only data.source.kind that is a human
 FILE_TOOLS = frozenset({"write", "edit", "multi_edit"})
 TEAM_TOOLS = {  # tool -> (argument keys naming the target, argument keys carrying text)
     "spawn_teammate": (("name",), ("description", "prompt")),
@@ -194,7 +194,7 @@ def _user(ev: dict[str, Any], d: dict[str, Any]) -> None:
     ev["source_kind"] = to_str(kind)
     ev["message_id"] = to_str(d.get("id"))
     ev["text"] = blocks_text(d.get("content"))
-    ev["role"] = "human" if kind == INJECTED_OK else "injected"
+    ev["role"] = "human" if kind == HUMAN_SOURCE else "injected"
     if ev["role"] == "human" and ev["text"]:
         m = _SLASH.match(ev["text"].lstrip())
         if m:

@@ -4,8 +4,10 @@ Measured on the exact text `dump_response` prints. What goes first: snippets, fr
 lowest-ranked item upwards; then whole items from the end (lanes and actors together). An
 actor loses evidence that points at a dropped item, and an actor left with no evidence is
 dropped too (an unsupported claim is worse than none). Errors and warnings are never cut.
-`limits.dropped` lists exactly what is missing: an item still present without its snippet
-is `what="snippet"`, a removed one `what="item"`.
+`limits.dropped` lists exactly what is missing, grouped per (lane, what): an item still
+present without its snippet is `what="snippet"`, a removed one `what="item"`. The smallest
+number of drops that fits is found by binary search over the drop sequence, so a response
+is serialised O(log n) times, not once per drop.
 """
 
 from __future__ import annotations
@@ -58,18 +60,11 @@ def _rank(d: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 class _Trimmer:
-    """Drops parts of the response dict in place and keeps `limits.dropped` exact."""
+    """Drops parts of the response dict in place and records what it dropped, in order."""
 
-    def __init__(self, d: dict[str, Any], max_tokens: int) -> None:
+    def __init__(self, d: dict[str, Any]) -> None:
         self.d = d
-        self.max_tokens = max_tokens
-        self.dropped: list[dict[str, str]] = d["limits"]["dropped"]
-        self.changed = False
-
-    def fits(self) -> bool:
-        # used_tokens <= max_tokens whenever it fits, so the placeholder is never narrower than the real value
-        self.d["limits"]["budget"] = {"max_tokens": self.max_tokens, "used_tokens": self.max_tokens}
-        return estimate_tokens(dumps(self.d)) <= self.max_tokens
+        self.dropped: list[tuple[str, str, str]] = []  # (lane, id, what)
 
     def _items(self, lane: str) -> list[dict[str, Any]]:
         return (self.d["lanes"].get(lane) or {}).get("items", []) if lane != ACTORS else self.d.get("actors", [])
@@ -81,26 +76,21 @@ class _Trimmer:
                 return item
         return None
 
-    def drop_snippet(self, lane: str, key: str) -> bool:
+    def drop_snippet(self, lane: str, key: str) -> None:
         item = self._find(lane, key) if lane != ACTORS else None
-        if item is None or item.get("snippet") is None:
-            return False
-        del item["snippet"]
-        self.dropped.append({"lane": lane, "id": key, "what": "snippet"})
-        self.changed = True
-        return True
+        if item is not None and item.get("snippet") is not None:
+            del item["snippet"]
+            self.dropped.append((lane, key, "snippet"))
 
-    def drop_item(self, lane: str, key: str) -> bool:
+    def drop_item(self, lane: str, key: str) -> None:
         item = self._find(lane, key)
         if item is None:
-            return False
+            return
         self._items(lane).remove(item)
-        self.dropped[:] = [x for x in self.dropped if (x["lane"], x["id"]) != (lane, key)]
-        self.dropped.append({"lane": lane, "id": key, "what": "item"})
-        self.changed = True
+        self.dropped = [x for x in self.dropped if (x[0], x[1]) != (lane, key)]
+        self.dropped.append((lane, key, "item"))
         if lane != ACTORS:
             self._prune_evidence(lane, key)
-        return True
 
     def _prune_evidence(self, lane: str, key: str) -> None:
         for actor in list(self.d.get("actors", [])):
@@ -110,29 +100,68 @@ class _Trimmer:
                 if not kept:
                     self.drop_item(ACTORS, actor["actor_id"])
 
+    def grouped(self, with_ids: bool = True) -> list[dict[str, Any]]:
+        groups: dict[tuple[str, str], list[str]] = {}
+        for lane, key, what in self.dropped:
+            groups.setdefault((lane, what), []).append(key)
+        out = []
+        for (lane, what), ids in groups.items():
+            g: dict[str, Any] = {"lane": lane, "what": what, "count": len(ids)}
+            if with_ids:
+                g["ids"] = ids
+            else:
+                g["ids"], g["ids_omitted"] = [], True
+            out.append(g)
+        return out
+
+
+def _ops(d: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The drop sequence: every snippet worst item first, then every item worst first."""
+    order = _rank(d)[::-1]
+    snippets = [("snippet", lane, key) for lane, key in order if lane != ACTORS]
+    return snippets + [("item", lane, key) for lane, key in order]
+
+
+def _trimmed(base: dict[str, Any], ops: list[tuple[str, str, str]], n: int, with_ids: bool) -> dict[str, Any]:
+    d = copy.deepcopy(base)
+    trim = _Trimmer(d)
+    for g in d["limits"].get("dropped") or []:  # a response trimmed before keeps its record
+        trim.dropped += [(g["lane"], key, g["what"]) for key in g.get("ids", [])]
+    for what, lane, key in ops[:n]:
+        (trim.drop_snippet if what == "snippet" else trim.drop_item)(lane, key)
+    d["limits"]["dropped"] = trim.grouped(with_ids)
+    if trim.dropped:
+        d["limits"]["truncated"] = True
+        d["limits"]["returned"] = sum(len((d["lanes"].get(lane) or {}).get("items", [])) for lane in LANES)
+    return d
+
+
+def _fits(d: dict[str, Any], max_tokens: int) -> bool:
+    # used_tokens <= max_tokens whenever it fits, so the placeholder is never narrower than the real value
+    d["limits"]["budget"] = {"max_tokens": max_tokens, "used_tokens": max_tokens}
+    return estimate_tokens(dumps(d)) <= max_tokens
+
 
 def apply_budget(resp: SearchResponse, max_tokens: int) -> SearchResponse:
     """Return a copy of `resp` whose `dump_response` text is at most `max_tokens` (when at all possible)."""
-    d = copy.deepcopy(response_dict(resp))
-    trim = _Trimmer(d, max_tokens)
-    order = _rank(d)[::-1]  # worst first
-    if not trim.fits():
-        for lane, key in order:
-            if trim.drop_snippet(lane, key) and trim.fits():
-                break
-        else:
-            for lane, key in order:
-                if trim.drop_item(lane, key) and trim.fits():
-                    break
-    limits = d["limits"]
-    if trim.changed:
-        limits["truncated"] = True
-        limits["returned"] = sum(len((d["lanes"].get(lane) or {}).get("items", [])) for lane in LANES)
-    if not trim.fits():
-        d.setdefault("warnings", []).append({
-            "code": str(Code.BUDGET_EXCEEDED), "lane": "all",
-            "message": f"even without items the response exceeds max_tokens={max_tokens}"})
-    limits["budget"] = {"max_tokens": max_tokens, "used_tokens": _used_tokens(d)}
+    base = copy.deepcopy(response_dict(resp))
+    ops = _ops(base)
+    d = _trimmed(base, ops, 0, True)
+    if not _fits(d, max_tokens):
+        lo, hi = 1, len(ops)  # dropping more never makes the text longer: the first n that fits is minimal
+        with_ids = _fits(_trimmed(base, ops, hi, True), max_tokens)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if _fits(_trimmed(base, ops, mid, with_ids), max_tokens):
+                hi = mid
+            else:
+                lo = mid + 1
+        d = _trimmed(base, ops, lo, with_ids)
+        if not _fits(d, max_tokens):
+            d.setdefault("warnings", []).append({
+                "code": str(Code.BUDGET_EXCEEDED), "lane": "all",
+                "message": f"even without items the response exceeds max_tokens={max_tokens}"})
+    d["limits"]["budget"] = {"max_tokens": max_tokens, "used_tokens": _used_tokens(d)}
     return SearchResponse.model_validate(d)
 
 

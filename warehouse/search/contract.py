@@ -333,9 +333,17 @@ class BudgetUse(_Out):
 
 
 class Dropped(_Out):
+    """What the budget removed from one lane: `ids` in drop order (worst first).
+
+    `ids` is omitted (and `ids_omitted` set) only when even the list of ids would not fit the
+    budget; `count` is always exact.
+    """
+
     lane: Literal["episodes", "code", "skills", "actors"]
-    id: str
     what: Literal["snippet", "item"]
+    count: int = Field(ge=1)
+    ids: list[str] = Field(default_factory=list)
+    ids_omitted: bool | None = None
 
 
 class Limits(_Out):

@@ -71,17 +71,13 @@ def build_lexical_index(con: duckdb.DuckDBPyConnection, *, chunk_docs: int = 200
     if chunk_docs < 1:
         raise ValueError("chunk_docs must be positive")
     t0 = time.perf_counter()
-    install_tokenizer(con)
-    lo, hi = con.execute("SELECT coalesce(min(doc_id), 0), coalesce(max(doc_id), -1) FROM ak_document").fetchone()
-    steps = {"fts_staging": _run(con, "fts_staging"), "fts_staging_slice": 0.0}
-    slices = 0
-    for start in range(lo, hi + 1, chunk_docs):
-        steps["fts_staging_slice"] += _run(con, "fts_staging_slice", {"lo": start, "hi": start + chunk_docs})
-        slices += 1
-    for name in _FINAL_STEPS:
-        steps[name] = _run(con, name, {"k1": BM25_K1, "b": BM25_B})
-    for name in _STAGING:
-        con.execute(f"DROP TABLE IF EXISTS {name}")
+    keep_order = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()[0]
+    con.execute("SET preserve_insertion_order = true")  # the sorted inserts ARE the physical order
+    try:
+        steps, slices = _build(con, chunk_docs)
+    finally:
+        if not keep_order:
+            con.execute("SET preserve_insertion_order = false")
     lanes = {
         lane: {"docs": n, "avgdl": round(avgdl, 3)}
         for lane, n, avgdl in con.execute("SELECT lane, n_docs, avgdl FROM fts_lane_stats ORDER BY lane").fetchall()
@@ -95,6 +91,28 @@ def build_lexical_index(con: duckdb.DuckDBPyConnection, *, chunk_docs: int = 200
         "step_seconds": {k: round(v, 3) for k, v in steps.items()},
         "seconds": round(time.perf_counter() - t0, 3),
     }
+
+
+def _build(con: duckdb.DuckDBPyConnection, chunk_docs: int) -> tuple[dict[str, float], int]:
+    install_tokenizer(con)
+    lo, hi = con.execute("SELECT coalesce(min(doc_id), 0), coalesce(max(doc_id), -1) FROM ak_document").fetchone()
+    steps = {"fts_staging": _run(con, "fts_staging"), "fts_staging_slice": 0.0}
+    slices = 0
+    for start in range(lo, hi + 1, chunk_docs):
+        steps["fts_staging_slice"] += _run(con, "fts_staging_slice", {"lo": start, "hi": start + chunk_docs})
+        slices += 1
+    for name in _FINAL_STEPS:
+        steps[name] = _run(con, name)
+    steps["fts_postings_lane"] = 0.0
+    for lane, lane_no, n_docs, avgdl, lo_id, hi_id in con.execute(
+        "SELECT lane, lane_no, n_docs, avgdl, min_doc_id, max_doc_id FROM fts_lane_stats ORDER BY lane_no"
+    ).fetchall():
+        steps["fts_postings_lane"] += _run(con, "fts_postings_lane", {
+            "lane": lane, "lane_no": lane_no, "n_docs": n_docs, "avgdl": avgdl, "lo": lo_id, "hi": hi_id,
+            "k1": BM25_K1, "b": BM25_B})
+    for name in _STAGING:
+        con.execute(f"DROP TABLE IF EXISTS {name}")
+    return steps, slices
 
 
 def _vocab_lookup(con: duckdb.DuckDBPyConnection, query: str) -> list[tuple[str, int, int]]:

@@ -24,6 +24,7 @@ from pathlib import Path
 from warehouse.db import connect
 from warehouse.search.lexical import build_lexical_index, lexical_search
 
+
 def _w(text: str) -> list[str]:
     return text.split()
 
@@ -232,6 +233,28 @@ def phase_sqlite(db: Path, sq: Path, queries: list[tuple[str, str]], k: int) -> 
     return out
 
 
+def phase_duckfts(db: Path, queries: list[tuple[str, str]], k: int) -> dict:
+    """The fts extension's own index and match_bm25 on the same data (digits kept, russian stemmer)."""
+    con = connect(db, memory_limit="1GB", threads=2)
+    t0 = time.perf_counter()
+    con.execute("PRAGMA create_fts_index('ak_document', 'doc_id', 'title', 'text', 'ident_text', "
+                "stemmer='russian', stopwords='none', ignore='(\\.|[^a-zа-яё0-9])+', overwrite=1)")
+    build_s = time.perf_counter() - t0
+    sql = ("SELECT doc_id, score FROM (SELECT doc_id, fts_main_ak_document.match_bm25(doc_id, ?) AS score "
+           "FROM ak_document WHERE lane = ?) WHERE score IS NOT NULL ORDER BY score DESC, doc_id LIMIT ?")
+    for lane, q in queries[:5]:
+        con.execute(sql, [q, lane, k]).fetchall()
+    ms = []
+    for lane, q in queries:
+        t = time.perf_counter()
+        con.execute(sql, [q, lane, k]).fetchall()
+        ms.append((time.perf_counter() - t) * 1000)
+    out = _percentiles(ms)
+    out["build_seconds"] = round(build_s, 2)
+    out["peak_rss_mb"] = _peak_rss_mb()
+    return out
+
+
 def _child(args: list[str]) -> dict:
     cmd = [sys.executable, "-m", "warehouse.search.lexical_bench", *args]
     res = subprocess.run(cmd, check=True, capture_output=True, text=True)
@@ -248,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="reports")
     ap.add_argument("--workdir", default=None, help="keep the databases here (default: a temp dir, removed)")
     ap.add_argument("--no-sqlite", action="store_true")
-    ap.add_argument("--phase", choices=("gen", "build", "query", "sqlite"), help=argparse.SUPPRESS)
+    ap.add_argument("--duckdb-fts", action="store_true", help="also time the fts extension's match_bm25 (slow, RAM)")
+    ap.add_argument("--phase", choices=("gen", "build", "query", "sqlite", "duckfts"), help=argparse.SUPPRESS)
     ap.add_argument("--db", help=argparse.SUPPRESS)
     ap.add_argument("--qfile", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
@@ -261,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
             "build": lambda: phase_build(db, a.chunk_docs),
             "query": lambda: phase_query(db, queries, a.k),
             "sqlite": lambda: phase_sqlite(db, db.with_suffix(".sqlite"), queries, a.k),
+            "duckfts": lambda: phase_duckfts(db, queries, a.k),
         }[a.phase]()
         print(json.dumps(result, ensure_ascii=False))
         return 0
@@ -287,6 +312,8 @@ def main(argv: list[str] | None = None) -> int:
             report["sqlite_fts5"] = lite
             report["ratio_p50_sqlite_over_duckdb"] = round(lite["p50_ms"] / max(query["p50_ms"], 1e-6), 2)
             report["ratio_p95_sqlite_over_duckdb"] = round(lite["p95_ms"] / max(query["p95_ms"], 1e-6), 2)
+        if a.duckdb_fts:
+            report["duckdb_fts_match_bm25"] = _child([*qargs, "--phase", "duckfts"])
     out = Path(a.out) / f"lexical-bench-{a.docs}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")

@@ -1,0 +1,302 @@
+"""knowledge_search v1 on generated data with known truth: contract criteria KC-1…KC-13, UJ-1, UJ-4.
+
+Degraded lanes are produced by really breaking sources (deleting them in a copy), never by mocks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import akw_fixtures
+from warehouse.api import Warehouse
+from warehouse.search.contract import invariant_violations, parse_request
+from warehouse.search.service import RRF_K
+
+SEED_SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "003_6a60be907bed1bea.txt"
+
+
+def _build(src: Path, home: Path) -> Warehouse:
+    wh = Warehouse.open(src / "dsh", src / "autoclaw", home)
+    wh.reindex()
+    return wh
+
+
+@pytest.fixture(scope="module")
+def gen(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    out = tmp_path_factory.mktemp("src")
+    manifest = akw_fixtures.generate(out, sessions=24, seed=7)
+    return out, manifest
+
+
+@pytest.fixture(scope="module")
+def wh(gen: tuple[Path, dict[str, Any]], tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return _build(gen[0], tmp_path_factory.mktemp("home"))
+
+
+def q(wh: Warehouse, query: str, **kw: Any) -> dict[str, Any]:
+    return wh.search({"schema": "knowledge.search/v1", "query": query, **kw})
+
+
+def _no_trace(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if k != "trace"}
+
+
+# -- KC-1, KC-2, KC-6 ------------------------------------------------------------------------
+def test_kc1_kc2_kc6_shape_and_separation(wh: Warehouse) -> None:
+    d = q(wh, "restore MySQL access on 176.99.5.35")
+    for key in ("schema", "routing", "lanes", "fusion", "limits"):
+        assert key in d
+    assert d["schema"] == "knowledge.search/v1" and d["fusion"]["strategy"] == "rrf" and d["fusion"]["k"] == RRF_K
+    eps, code = d["lanes"]["episodes"]["items"], d["lanes"]["code"]["items"]
+    assert eps and code, "both lanes answer when both sources are alive"
+    for it in eps:
+        assert it["session_id"] and isinstance(it["seq"], int) and "path" not in it
+    for it in code:
+        assert it["path"] and it["start_line"] >= 1 and "session_id" not in it
+    for lane in ("episodes", "code", "skills"):
+        assert d["lanes"][lane]["index_rev"] and d["lanes"][lane]["degraded"] is False
+    assert len({d["lanes"][ln]["index_rev"] for ln in ("episodes", "code", "skills")}) == 3, "each lane has its own rev"
+
+
+def test_response_validates_against_seed_schema(wh: Warehouse) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    if not SEED_SCHEMA.exists():
+        pytest.skip(f"seed schema not found at {SEED_SCHEMA}")
+    schema = json.loads(SEED_SCHEMA.read_text(encoding="utf-8"))
+    for query in ("кто чинил доступ к MySQL на 176.99.5.35", "where is the nginx config for iya.ru", "deploy skill"):
+        jsonschema.Draft202012Validator(schema).validate(q(wh, query, trace=True))
+
+
+# -- KC-7, KC-8 ------------------------------------------------------------------------------
+def test_kc7_evidence_refers_to_returned_items(wh: Warehouse) -> None:
+    from warehouse.search.contract import SearchResponse
+
+    for query in ("кто мигрировал сайт iya.ru", "who rotated the TLS certificate", "disk full on db-01.internal"):
+        d = q(wh, query)
+        assert d["actors"], query
+        assert invariant_violations(SearchResponse.model_validate(d)) == []
+
+
+def test_kc8_rrf_weights_and_stable_ties(wh: Warehouse) -> None:
+    d = q(wh, "nginx reverse proxy config", mode="find_code")
+    weights = d["fusion"]["weights"]
+    assert weights["code"] == 1.0 and weights["episodes"] == pytest.approx(0.3)
+    items = d["lanes"]["episodes"]["items"]
+    scores = [it["score"] for it in items]
+    assert scores == sorted(scores, reverse=True)
+    assert scores[0] == pytest.approx(weights["episodes"] / (RRF_K + 1), rel=1e-4)
+    assert q(wh, "nginx reverse proxy config", mode="find_code") == d
+
+
+# -- KC-9 budget -----------------------------------------------------------------------------
+def test_kc9_budget_is_a_hard_cap(wh: Warehouse) -> None:
+    from warehouse.search.budget import estimate_tokens
+    from warehouse.search.contract import dumps
+
+    full = q(wh, "migrate iya.ru site to the new server", limit=20, budget={"max_tokens": 20000})
+    assert full["limits"]["truncated"] is False and full["limits"].get("dropped", []) == []
+    small = q(wh, "migrate iya.ru site to the new server", limit=20, budget={"max_tokens": 800})
+    assert estimate_tokens(dumps(small)) <= 800
+    assert small["limits"]["truncated"] is True and small["limits"]["dropped"]
+    kept = {it["id"] for ln in ("episodes", "code", "skills") for it in small["lanes"][ln]["items"]}
+    for drop in small["limits"]["dropped"]:
+        assert drop["count"] == len(drop["ids"]) or drop.get("ids_omitted")
+        if drop["what"] == "item":
+            assert not kept & set(drop["ids"])
+
+
+def test_locator_provenance_has_no_snippets(wh: Warehouse) -> None:
+    d = q(wh, "certbot renew api.shop-example.com", provenance="locator")
+    items = [it for ln in ("episodes", "code") for it in d["lanes"][ln]["items"]]
+    assert items and all(it.get("snippet") is None for it in items)
+
+
+# -- KC-10 workspace filter --------------------------------------------------------------------
+def test_kc10_workspace_filter_never_leaks(wh: Warehouse, gen: tuple[Path, dict[str, Any]]) -> None:
+    _, manifest = gen
+    ws = next(w for w in manifest["workspaces"] if w["name"] == "iya-site")
+    others = [w for w in manifest["workspaces"] if w["id"] != ws["id"]]
+    for filt in (ws["id"], ws["path"]):
+        d = q(wh, "nginx mysql certificate deploy 176.99.5.35 disk", filters={"workspaces": [filt]}, limit=50)
+        sessions = {t["session_id"] for t in manifest["tasks"] if t["workspace_id"] != ws["id"] and t.get("session_id")}
+        for it in d["lanes"]["episodes"]["items"]:
+            assert it["session_id"] not in sessions
+            assert it["session"]["workspace"] in (ws["id"], ws["path"])
+        for it in d["lanes"]["code"]["items"]:
+            assert it["workspace"] == ws["id"]
+        assert d["lanes"]["episodes"]["items"], "the workspace has its own matching work"
+    assert others
+
+
+# -- KC-11 canaries and logs ---------------------------------------------------------------------
+def test_kc11_no_canary_in_responses_or_logs(wh: Warehouse, gen: tuple[Path, dict[str, Any]],
+                                             caplog: pytest.LogCaptureFixture) -> None:
+    _, manifest = gen
+    caplog.set_level(logging.INFO, logger="akw.search")
+    for c in manifest["canaries"]:
+        value = c["value"].split("@")[0] if c["kind"] == "email" else c["value"]
+        where = c["where"]
+        query = f"password secret key token {where.get('field', '')} {where.get('table', '')}"
+        text = json.dumps(q(wh, query, limit=50), ensure_ascii=False)
+        assert value not in text
+    secret_query = "find CANARY token sk-ant-api03-CANARYzzz"
+    q(wh, secret_query)
+    assert "CANARY" not in caplog.text and secret_query not in caplog.text
+    assert "request_id=" in caplog.text
+
+
+# -- KC-12, KC-13 ---------------------------------------------------------------------------------
+def test_kc12_same_rev_same_bytes(wh: Warehouse) -> None:
+    req = {"schema": "knowledge.search/v1", "query": "кто чинил доступ к MySQL на 176.99.5.35", "trace": True}
+    a, b = wh.search(dict(req)), wh.search(dict(req))
+    assert json.dumps(_no_trace(a), sort_keys=True) == json.dumps(_no_trace(b), sort_keys=True)
+    assert b["trace"]["lanes"][0]["cache_hit"] is True
+    fresh = Warehouse.open(wh.paths.dsh_home, wh.paths.autoclaw_root, wh.paths.home)  # a new process-like engine
+    assert json.dumps(_no_trace(fresh.search(dict(req))), sort_keys=True) == json.dumps(_no_trace(a), sort_keys=True)
+    assert "query" not in json.dumps(a["trace"])
+
+
+def _digest(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_kc13_search_writes_nothing(wh: Warehouse, gen: tuple[Path, dict[str, Any]]) -> None:
+    src, _ = gen
+    before = (_digest(src / "dsh"), _digest(src / "autoclaw"), _digest(wh.paths.generations))
+    for query in ("who fixed MySQL", "деплой", "pg_dump backup", "ssh hardening"):
+        q(wh, query, trace=True)
+    assert (_digest(src / "dsh"), _digest(src / "autoclaw"), _digest(wh.paths.generations)) == before
+
+
+# -- UJ-1, UJ-4, identifiers, empty ------------------------------------------------------------
+def test_uj1_who_migrated_iya(wh: Warehouse, gen: tuple[Path, dict[str, Any]]) -> None:
+    _, manifest = gen
+    truth = {t["actor_id"] for t in manifest["tasks"] if t["template"] == "site_migration" and not t.get("deleted")}
+    d = q(wh, "Кто уже занимался переносом сайта iya.ru на новый сервер?")
+    assert d["routing"]["intent"] == "find_agent"
+    top3 = [a["actor_id"] for a in d["actors"][:3]]
+    assert truth & set(top3), (top3, truth)
+    for a in d["actors"][:3]:
+        assert 1 <= len(a["evidence"]) <= 3 and a["why"] and 0 <= a["confidence"] <= 1
+        assert a["dispatch"]["mode"] in ("spawn_replica", "team_task", "external_handoff")
+    ep = {it["id"]: it for it in d["lanes"]["episodes"]["items"]}
+    first = d["actors"][0]["evidence"][0]["id"]
+    assert ep[first]["time"] and ep[first]["session"]["outcome"]
+
+
+def test_uj4_what_do_we_know(wh: Warehouse, gen: tuple[Path, dict[str, Any]]) -> None:
+    _, manifest = gen
+    truth = {t["session_id"] for t in manifest["tasks"] if t["template"] == "tls_rotation" and t.get("session_id")}
+    d = q(wh, "What do we know about renewing the TLS certificate of api.shop-example.com?")
+    got = [it["session_id"] for it in d["lanes"]["episodes"]["items"]]
+    assert truth & set(got[:5])
+    assert d["lanes"]["skills"]["items"][0]["name"] == "cert-rotation"
+
+
+def test_exact_identifier_ip(wh: Warehouse) -> None:
+    d = q(wh, "176.99.5.35")
+    items = d["lanes"]["episodes"]["items"]
+    assert items and "176.99.5.35" in (items[0].get("snippet") or "")
+    assert any("=176.99.5.35" in w or "176.99.5.35" in w for w in items[0]["why"])
+
+
+def test_russian_and_english_find_the_same_task(wh: Warehouse, gen: tuple[Path, dict[str, Any]]) -> None:
+    _, manifest = gen
+    truth = {t["session_id"] for t in manifest["tasks"] if t["template"] == "disk_full" and t.get("session_id")}
+    for query in ("закончилось место на диске db-01.internal", "disk ran out of space on db-01.internal"):
+        got = {it["session_id"] for it in q(wh, query)["lanes"]["episodes"]["items"][:5]}
+        assert truth & got, query
+
+
+def test_empty_result_is_honest(wh: Warehouse) -> None:
+    d = q(wh, "zxqvbn квазиглоттализация")
+    assert d["found"] is False and d["actors"] == []
+    assert all(not d["lanes"][ln]["items"] for ln in ("episodes", "code", "skills"))
+    assert {w["code"] for w in d["warnings"]} == {"KNOWLEDGE_NO_MATCH"}
+
+
+def test_query_is_a_literal(wh: Warehouse) -> None:
+    for query in ("mysql OR 1=1; DROP TABLE ak_document; --", 'nginx* "iya.ru" (AND) NEAR/3', "' OR ''='"):
+        d = q(wh, query)
+        assert d["schema"] == "knowledge.search/v1"
+    assert q(wh, "nginx")["found"] is True  # the index survived
+
+
+@pytest.mark.parametrize(
+    ("bad", "field"),
+    [({"query": "   "}, "query"), ({"query": "a\x00b"}, "query"), ({"query": "x", "mode": "everything"}, "mode"),
+     ({"query": "x", "include": ["episodes", "web"]}, "include"), ({"query": "x", "limit": 0}, "limit"),
+     ({"query": "x", "budget": {"max_tokens": 100}}, "budget.max_tokens")],
+)
+def test_invalid_requests(wh: Warehouse, bad: dict[str, Any], field: str) -> None:
+    from warehouse.errors import KnowledgeError
+
+    with pytest.raises(KnowledgeError) as e:
+        wh.search({"schema": "knowledge.search/v1", **bad})
+    assert e.value.code == "KNOWLEDGE_INVALID_REQUEST" and e.value.details["field"].startswith(field)
+    assert parse_request({"schema": "knowledge.search/v1", "query": "ok"}).limit == 10
+
+
+def test_cli_search_json_and_request_file(wh: Warehouse, tmp_path: Path) -> None:
+    base = [sys.executable, "-m", "warehouse", "search", "--home", str(wh.paths.home),
+            "--dsh-home", str(wh.paths.dsh_home), "--autoclaw-root", str(wh.paths.autoclaw_root), "--json"]
+    r = subprocess.run([*base, "rotate certificates"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["schema"] == "knowledge.search/v1"
+    f = tmp_path / "req.json"
+    f.write_text(json.dumps({"schema": "knowledge.search/v1", "query": "x", "mode": "nope"}))
+    r = subprocess.run([*base, "--request", str(f)], capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0
+    assert json.loads(r.stdout)["errors"][0]["code"] == "KNOWLEDGE_INVALID_REQUEST"
+
+
+# -- KC-3, KC-4, KC-5: really broken sources ----------------------------------------------------
+@pytest.fixture(scope="module")
+def broken_homes(gen: tuple[Path, dict[str, Any]], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Warehouse]:
+    src, _ = gen
+    out: dict[str, Warehouse] = {}
+    for name in ("no_code", "no_sessions", "nothing"):
+        copy = tmp_path_factory.mktemp(name)
+        shutil.copytree(src, copy, dirs_exist_ok=True, symlinks=True)
+        if name in ("no_code", "nothing"):  # the code the registry points at is gone
+            for w in json.loads((copy / "dsh/storages/workspace.json").read_text())["workspaces"]:
+                shutil.rmtree(w["path"].replace(str(src), str(copy)), ignore_errors=True)
+        if name in ("no_sessions", "nothing"):  # session logs and the AutoClaw accounts are gone
+            shutil.rmtree(copy / "dsh" / "sessions")
+            shutil.rmtree(copy / "autoclaw" / "accounts")
+        reg = copy / "dsh/storages/workspace.json"
+        reg.write_text(reg.read_text().replace(str(src), str(copy)))
+        out[name] = _build(copy, copy / "akw")
+    return out
+
+
+def test_kc3_code_lane_degraded(broken_homes: dict[str, Warehouse]) -> None:
+    d = q(broken_homes["no_code"], "restore MySQL access on 176.99.5.35")
+    code = d["lanes"]["code"]
+    assert code["degraded"] is True and code["capability"] == "degraded" and code["items"] == []
+    assert code["degradation_reason"]
+    assert d["lanes"]["episodes"]["items"] and d["found"] is True
+    assert any(w["lane"] == "code" and w["code"].startswith("KNOWLEDGE_") for w in d["warnings"])
+
+
+def test_kc4_episodes_lane_degraded(broken_homes: dict[str, Warehouse]) -> None:
+    d = q(broken_homes["no_sessions"], "nginx config for iya.ru")
+    assert d["lanes"]["episodes"]["degraded"] is True and d["lanes"]["episodes"]["items"] == []
+    assert d["lanes"]["code"]["items"] and d["actors"] == []
+
+
+def test_kc5_no_source(broken_homes: dict[str, Warehouse]) -> None:
+    d = q(broken_homes["nothing"], "nginx config for iya.ru")
+    assert d["found"] is False
+    assert [e["code"] for e in d["errors"]] == ["KNOWLEDGE_NO_SOURCE"]
+    assert all(not d["lanes"][ln]["items"] for ln in ("episodes", "code", "skills")) and d["actors"] == []

@@ -1,0 +1,82 @@
+"""Generated data sets and warehouse homes for eval and bench: build once, reuse while unchanged.
+
+A data folder holds the generator's output (`dsh/`, `autoclaw/`, `workspaces/`, `manifest.json`)
+plus warehouse homes named `akw-*` that belong to eval/bench. The generator output is a source:
+it is only read; regenerating (other seed or size) also drops the homes built over the old data.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from warehouse.api import Warehouse
+from warehouse.paths import Paths
+from warehouse.settings import Settings
+
+REPO = Path(__file__).resolve().parents[2]
+REAL_SOURCES = ("anthropic", "superpowers")
+
+
+def ensure_generated(out: Path, sessions: int, seed: int, events: int | None = None) -> dict[str, Any]:
+    """Return the manifest of `out`, generating it first unless it was made with the same arguments."""
+    import akw_fixtures
+
+    out = Path(out).absolute()
+    manifest_file = out / "manifest.json"
+    want = {"sessions": sessions, "seed": seed, "events": events if events is not None else sessions * 60}
+    if manifest_file.exists():
+        manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
+        if all(manifest.get(k) == v for k, v in want.items()):
+            return manifest
+    for home in sorted(out.glob("akw-*")):
+        shutil.rmtree(home, ignore_errors=True)
+    return akw_fixtures.generate(out, sessions=sessions, seed=seed, events=events)
+
+
+def open_home(data: Path, name: str, extra_skill_dirs: list[Path] | None = None,
+              dsh_home: Path | None = None) -> Warehouse:
+    """A warehouse over `data`'s sources with its own home `data/<name>`; extra skill dirs go to its config."""
+    data = Path(data).absolute()
+    paths = Paths.resolve(dsh_home or data / "dsh", data / "autoclaw", data / name)
+    settings = Settings.load(paths.config_file)
+    if extra_skill_dirs is not None:
+        wanted = json.dumps([str(Path(d).absolute()) for d in extra_skill_dirs])
+        settings = settings.with_value("sources.extra_skill_dirs", wanted)  # as `akw config set` does
+        settings.save(paths.config_file)
+    return Warehouse(paths, settings)
+
+
+def realdata_dir(repo: Path = REPO) -> Path | None:
+    """<repo>/../shared/realdata/skills when both real skill collections are there, else None."""
+    root = (repo / ".." / "shared" / "realdata" / "skills").resolve()
+    return root if all((root / s).is_dir() for s in REAL_SOURCES) else None
+
+
+def real_skill_dirs(root: Path) -> list[Path]:
+    return [root / s for s in REAL_SOURCES]
+
+
+def real_skill_names(root: Path) -> set[str]:
+    """Skill names in the real collections: the front-matter `name`, else the folder name."""
+    names = set()
+    for base in real_skill_dirs(root):
+        for skill_md in sorted(base.glob("*/SKILL.md")):
+            name = skill_md.parent.name
+            for line in skill_md.read_text(encoding="utf-8").splitlines()[1:40]:
+                if line.strip() == "---":
+                    break
+                if line.startswith("name:"):
+                    name = line.split(":", 1)[1].strip().strip("\"'") or name
+                    break
+            names.add(name)
+    return names
+
+
+def dir_bytes(path: Path) -> int:
+    """Bytes of regular files under `path` (links not followed)."""
+    if not path.exists():
+        return 0
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
