@@ -68,3 +68,30 @@ def test_email_keeps_host_for_search() -> None:
 def test_config_and_shell_secret_forms(text: str, secret: str) -> None:
     assert secret not in (redact(text) or "")
     assert secret not in redact_frame(pl.DataFrame({"t": [text]}))["t"][0]
+
+
+def test_prefilter_is_a_superset_of_the_rules() -> None:
+    """A string the pre-filter skips must never contain anything a rule would redact."""
+    import re
+
+    from warehouse.redact import HINT, RULES
+
+    hint = re.compile(HINT)
+    for text, _secret in SECRETS:
+        assert hint.search(text)
+    for rule in RULES:  # every rule's own trigger text is caught by the hint
+        sample = {"private-key": "-----BEGIN RSA PRIVATE KEY-----", "url-credentials": "x://a:b@",
+                  "jwt": "eyJ", "email": "a@b.io", "bearer": "Bearer ", "cloud-key": "AKIA"}.get(rule.kind)
+        if sample:
+            assert hint.search(sample), rule.kind
+
+
+def test_bulk_frames_take_the_vectorised_path_with_the_same_result() -> None:
+    from warehouse.redact import PY_MAX_HITS
+
+    texts = [t for t, _ in SECRETS] * (PY_MAX_HITS // len(SECRETS) + 3)
+    assert len(texts) > PY_MAX_HITS
+    out = redact_frame(pl.DataFrame({"t": texts}))["t"].to_list()
+    assert out == [redact(t) for t in texts]
+    for (_, secret), red in zip(SECRETS, out, strict=False):
+        assert secret not in red
