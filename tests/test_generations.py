@@ -6,7 +6,6 @@ a lock must be real; readers in this process open the published generation meanw
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import shutil
@@ -18,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import akw_fixtures
-import pyarrow as pa
 import pytest
 
 from warehouse import generation
@@ -79,16 +77,17 @@ def _finish(p: subprocess.Popen[str], timeout: float = 120) -> tuple[int, dict[s
 
 
 def _table_bytes(wh: Warehouse, sql: str) -> bytes:
-    """A query result serialised as Arrow IPC: equal bytes = equal rows, columns, types, order."""
+    """A query result as JSON lines (schema first): equal bytes = equal columns, types, rows and order.
+
+    Not Arrow IPC: the data buffer under a NULL slot is undefined, so equal tables may differ in bytes.
+    """
     con, _ = generation.open_current(wh.paths.generations)
     try:
         table = con.execute(sql).fetch_arrow_table()
     finally:
         con.close()
-    sink = io.BytesIO()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return sink.getvalue()
+    lines = [str(table.schema), *(json.dumps(r, default=str, ensure_ascii=False) for r in table.to_pylist())]
+    return "\n".join(lines).encode()
 
 
 def _read_published(home: Path) -> tuple[str, int]:

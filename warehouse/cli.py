@@ -331,3 +331,59 @@ def demo(
             out.print("Use this warehouse: " + " ".join(f"{k}={v}" for k, v in d["env"].items()))
 
         _emit(as_json, doc, human)
+
+
+# -- eval / bench (golden set, benchmarks) --------------------------------------------
+@app.command("eval")
+def eval_cmd(
+    golden: Annotated[Path | None, typer.Option(help="Golden set YAML (default golden/queries.yaml).")] = None,
+    generate: Annotated[Path | None, typer.Option(
+        "--generate", help="Data folder to generate into or reuse (default: a temp folder per size/seed).")] = None,
+    sessions: Annotated[int, typer.Option(min=1)] = 24,
+    seed: Annotated[int, typer.Option()] = 7,
+    min_recall3: Annotated[float, typer.Option("--min-recall3")] = 0.80,
+    min_mrr: Annotated[float, typer.Option("--min-mrr")] = 0.60,
+    max_zero: Annotated[float, typer.Option("--max-zero")] = 0.10,
+    max_false_hit: Annotated[float | None, typer.Option("--max-false-hit",
+                                                        help="Also gate empty-answer false hits.")] = None,
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for eval-<index_rev>.json.")] = Path("reports"),
+    as_json: JsonOpt = False,
+) -> None:
+    """Run the golden set on generated data; recall@k, MRR, nDCG, zero-result, false hits; gate on thresholds."""
+    import tempfile
+
+    from warehouse.evaluation.render import print_eval
+    from warehouse.evaluation.runner import DEFAULT_GOLDEN, EvalConfig, Thresholds, run_eval
+
+    with _errors(as_json):
+        data = generate or Path(tempfile.gettempdir()) / "akw-eval" / f"s{sessions}-seed{seed}"
+        cfg = EvalConfig(golden=golden or DEFAULT_GOLDEN, data_dir=data, sessions=sessions, seed=seed,
+                         out_dir=out_dir)
+        limits = Thresholds(min_recall3=min_recall3, min_mrr=min_mrr, max_zero=max_zero, max_false_hit=max_false_hit)
+        report = run_eval(cfg, limits, log=None if as_json else lambda m: err.print(m))
+        _emit(as_json, report, lambda d: print_eval(out, d))
+        if not report["passed"]:
+            raise typer.Exit(code=1)
+
+
+@app.command()
+def bench(
+    scale: Annotated[str, typer.Option(help="small (24 sessions) | 100k (100k events) | 1m (1M events, minutes)")] = (
+        "small"),
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for bench-<scale>-<index_rev>.json.")] = Path(
+        "reports"),
+    work: Annotated[Path | None, typer.Option(help="Folder for generated data and homes (default: temp).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Cold/no-op/one-change build times, search latency per mode, peak RSS, size, SQLite FTS5 baseline."""
+    import tempfile
+
+    from warehouse.bench.render import print_bench
+    from warehouse.bench.run import SCALES, run_bench
+
+    with _errors(as_json):
+        if scale not in SCALES:
+            raise KnowledgeError(Code.INVALID_REQUEST, f"scale: one of {', '.join(SCALES)}", field="scale")
+        folder = work or Path(tempfile.gettempdir()) / "akw-bench"
+        report = run_bench(SCALES[scale], folder, out_dir, log=None if as_json else lambda m: err.print(m))
+        _emit(as_json, report, lambda d: print_bench(out, d))

@@ -53,7 +53,9 @@ def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dic
     else:
         state = "ready"
     nxt = next_run(settings.schedule, now) if settings.enabled else None
-    build = (last_ok or {}).get("build") or {}
+    # counts/coverage come from the run that built the published generation (a later no-op has none)
+    last_build = next((r for r in reversed(runs) if r.get("outcome") == "published"), None)
+    build = (last_build or {}).get("build") or {}
     return {
         "enabled": settings.enabled,
         "state": state,

@@ -1,0 +1,215 @@
+"""Golden set validity, selector semantics against a manifest, and `akw eval` end to end on tiny data."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from warehouse.cli import app
+from warehouse.evaluation import homes
+from warehouse.evaluation.golden import KINDS, GoldenQuery, Resolver, load_golden
+from warehouse.evaluation.runner import DEFAULT_GOLDEN, EvalConfig, Thresholds, run_eval
+
+REAL = homes.realdata_dir()
+
+
+@pytest.fixture(scope="module")
+def golden():  # type: ignore[no-untyped-def]
+    return load_golden(DEFAULT_GOLDEN)
+
+
+@pytest.fixture(scope="module")
+def manifest(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return homes.ensure_generated(tmp_path_factory.mktemp("g24"), sessions=24, seed=7)
+
+
+def test_golden_file_shape(golden) -> None:  # type: ignore[no-untyped-def]
+    qs = golden.queries
+    kinds = Counter(q.kind for q in qs)
+    assert len(qs) >= 60
+    assert set(kinds) == set(KINDS)
+    assert kinds["empty"] >= 6 and kinds["real_skill"] >= 12
+    assert {q.lang for q in qs} == {"ru", "en"}
+    for kind in ("uj1_who", "uj4_knowledge", "real_skill", "empty"):
+        assert {q.lang for q in qs if q.kind == kind} == {"ru", "en"}, kind
+    filters = [q.filters for q in qs if q.filters]
+    assert any(f.workspaces for f in filters) and any(f.since for f in filters)
+    assert {f.outcome for f in filters} >= {"success", "failure"}
+
+
+def test_golden_texts_paraphrase_the_generator(golden) -> None:  # type: ignore[no-untyped-def]
+    """No query copies a generated request or title verbatim (users do not talk like the fixtures)."""
+    from akw_fixtures.catalogue import templates
+
+    generated = set()
+    for t in templates().values():
+        generated |= {t.title["ru"].lower(), t.title["en"].lower()}
+        generated |= {r.lower() for reqs in t.requests.values() for r in reqs}
+    assert not [q.id for q in golden.queries if q.text.lower() in generated]
+
+
+def test_every_selector_resolves_on_the_default_data(golden, manifest) -> None:  # type: ignore[no-untyped-def]
+    real = homes.real_skill_names(REAL) if REAL else None
+    r = Resolver(manifest, real)
+    for q in golden.queries:
+        if q.slice == "real_skills" and real is None:
+            continue
+        e = r.resolve(q)
+        _, problem = r.filters(q)
+        assert problem is None, q.id
+        if q.kind == "empty":
+            assert e.empty and e.target is None and not e.relevant
+        else:
+            assert e.problem is None and e.relevant, (q.id, e.problem)
+
+
+@pytest.mark.skipif(REAL is None, reason="shared/realdata/skills is absent")
+def test_real_slice_covers_both_collections(golden) -> None:  # type: ignore[no-untyped-def]
+    names = {n for q in golden.queries if q.kind == "real_skill" for n in q.expect.skills}
+    by_source = {s: {p.parent.name for p in (REAL / s).glob("*/SKILL.md")} for s in homes.REAL_SOURCES}
+    assert all(names & have for have in by_source.values())
+    assert names <= set().union(*by_source.values())
+
+
+MANIFEST = {
+    "workspaces": [{"id": "ops-1a", "name": "ops"}, {"id": "web-2b", "name": "web"}],
+    "tasks": [
+        {"template": "t1", "outcome": "success", "language": "ru", "workspace_id": "ops-1a", "source": "harness",
+         "actor_id": "A1", "session_id": "S1", "started_at": "2026-09-02T00:00:00.000Z", "identifiers": ["1.2.3.4"]},
+        {"template": "t1", "outcome": "failure", "language": "en", "workspace_id": "web-2b", "source": "autoclaw",
+         "actor_id": "A2", "session_id": "S2", "started_at": "2026-10-02T00:00:00.000Z", "identifiers": ["x.ru"]},
+        {"template": "t1", "outcome": "success", "language": "en", "workspace_id": "ops-1a", "source": "autoclaw",
+         "actor_id": "A3", "session_id": "S3", "started_at": "2026-10-03T00:00:00.000Z", "deleted": True,
+         "identifiers": ["1.2.3.4"]},
+        {"template": "t2", "outcome": "partial", "language": "ru", "workspace_id": "ops-1a", "source": "harness",
+         "actor_id": "A1", "session_id": "S1", "started_at": "2026-09-03T00:00:00.000Z", "identifiers": []},
+    ],
+    "skills": [{"name": "k-live", "status": "live"}, {"name": "k-gone", "status": "removed"}],
+    "code": [{"workspace_id": "ops-1a", "path": "a.py", "symbols": ["f"], "mentions": ["1.2.3.4"]},
+             {"workspace_id": "web-2b", "path": "a.py", "symbols": ["g"], "mentions": ["1.2.3.4", "x.ru"]}],
+}
+
+
+def _q(expect: dict, kind: str = "uj1_who", **kw: object) -> GoldenQuery:
+    return GoldenQuery.model_validate({"id": "q", "lang": "en", "kind": kind, "text": "t", "expect": expect, **kw})
+
+
+@pytest.mark.parametrize(("expect", "target", "keys"), [
+    ({"actors_of": {"template": "t1"}}, "actors", {"A1", "A2"}),  # the deleted task's A3 never counts
+    ({"actors_of": {"template": ["t1", "t2"], "outcome": "success"}}, "actors", {"A1"}),
+    ({"sessions_of": {"template": "t1", "since": "2026-10-01T00:00:00Z"}}, "episodes", {"S2"}),
+    ({"sessions_of": {"template": "t1", "workspace": "ops"}}, "episodes", {"S1"}),
+    ({"sessions_of": {"template": "t1", "language": "en", "source": "autoclaw"}}, "episodes", {"S2"}),
+    ({"sessions_mentioning": "1.2.3.4"}, "episodes", {"S1"}),
+    ({"skills": ["k-live"]}, "skills", {"k-live"}),
+    ({"code_mentioning": "x.ru"}, "code", {"web-2b:a.py"}),
+    ({"code_defining": "f"}, "code", {"ops-1a:a.py"}),
+    ({"code_paths": ["web:a.py", "ops:a.py"]}, "code", {"web-2b:a.py", "ops-1a:a.py"}),
+])
+def test_selector_semantics(expect: dict, target: str, keys: set[str]) -> None:
+    e = Resolver(MANIFEST).resolve(_q(expect))
+    assert (e.target, set(e.relevant), e.problem) == (target, keys, None)
+
+
+@pytest.mark.parametrize("expect", [
+    {"actors_of": {"template": "nope"}}, {"skills": ["k-gone"]}, {"code_paths": ["ops:missing.py"]},
+    {"sessions_of": {"template": "t1", "workspace": "no-such-ws"}},
+])
+def test_unresolvable_selectors_name_a_problem(expect: dict) -> None:
+    e = Resolver(MANIFEST).resolve(_q(expect))
+    assert e.problem and not e.relevant
+
+
+def test_filters_map_workspace_names_to_ids() -> None:
+    r = Resolver(MANIFEST)
+    q = _q({"sessions_of": {"template": "t1"}}, kind="filter", filters={"workspaces": ["web"], "outcome": "failure"})
+    assert r.filters(q) == ({"workspaces": ["web-2b"], "outcome": "failure"}, None)
+    assert r.filters(_q({"empty": True}, kind="empty", filters={"workspaces": ["zzz"]}))[1]
+
+
+@pytest.mark.parametrize("bad", [
+    {"expect": {"skills": ["a"], "empty": True}},  # two selectors
+    {"expect": {"skills": ["a"]}, "kind": "empty"},  # empty kind needs empty: true
+    {"expect": {"sessions_of": {"template": "t"}}, "kind": "real_skill"},
+    {"expect": {"skills": ["a"]}, "surprise": 1},  # unknown key
+])
+def test_bad_queries_are_rejected(tmp_path: Path, bad: dict) -> None:
+    q = {"id": "q1", "lang": "en", "kind": "uj2_skill", "text": "t", **bad}
+    p = tmp_path / "g.yaml"
+    p.write_text(yaml.safe_dump({"schema": "akw.golden/v1", "queries": [q]}))
+    with pytest.raises(ValueError, match=r"queries\.0"):
+        load_golden(p)
+
+
+def test_duplicate_ids_are_rejected(tmp_path: Path) -> None:
+    q = {"id": "q1", "lang": "en", "kind": "empty", "text": "t", "expect": {"empty": True}}
+    p = tmp_path / "g.yaml"
+    p.write_text(yaml.safe_dump({"schema": "akw.golden/v1", "queries": [q, q]}))
+    with pytest.raises(ValueError, match="duplicate"):
+        load_golden(p)
+
+
+# -- end to end ---------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def subset(golden, tmp_path_factory: pytest.TempPathFactory) -> Path:  # type: ignore[no-untyped-def]
+    """Two queries of every kind: the whole pipeline, in a fraction of the time."""
+    picked, seen = [], Counter()
+    for q in golden.queries:
+        if seen[q.kind] < 2:
+            seen[q.kind] += 1
+            picked.append(q.model_dump(mode="json", exclude_none=True))
+    p = tmp_path_factory.mktemp("golden") / "subset.yaml"
+    p.write_text(yaml.safe_dump({"schema": "akw.golden/v1", "queries": picked}, allow_unicode=True))
+    return p
+
+
+def test_eval_end_to_end_via_cli(subset: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    data, reports = tmp_path_factory.mktemp("tiny"), tmp_path_factory.mktemp("reports")
+    args = ["eval", "--golden", str(subset), "--generate", str(data), "--sessions", "6", "--seed", "3",
+            "--out", str(reports), "--min-recall3", "0", "--min-mrr", "0", "--max-zero", "1", "--json"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["schema"] == "akw.eval/v1" and doc["passed"] is True and "errors" not in doc
+    assert Path(doc["report_file"]).name == f"eval-{doc['index_rev']}.json"
+    assert json.loads(Path(doc["report_file"]).read_text())["summary"] == doc["summary"]
+    s = doc["summary"]
+    assert set(s) == {"overall", "empty", "by_kind", "by_lang", "by_slice", "skipped"}
+    assert set(s["by_lang"]) == {"ru", "en"} and "empty" not in s["by_kind"]
+    assert set(s["overall"]) >= {"n", "recall@1", "recall@3", "recall@10", "mrr", "ndcg@10", "zero_result_rate"}
+    assert s["empty"]["n"] == 2 and s["empty"]["false_hit_rate"] in (0.0, 0.5, 1.0)
+    assert len(doc["queries"]) == 16
+    for q in doc["queries"]:
+        assert q["status"] in ("ok", "skipped")
+        if q["status"] == "ok" and q["kind"] != "empty":
+            assert 0.0 <= q["metrics"]["mrr"] <= 1.0 and q["target"] in ("actors", "episodes", "skills", "code")
+            assert q["zero_result"] == (not q["top"])
+        elif q["status"] == "ok":
+            assert isinstance(q["false_hit"], bool)
+    assert s["overall"]["n"] == sum(q["status"] == "ok" and q["kind"] != "empty" for q in doc["queries"])
+    if REAL is not None:
+        assert doc["index_rev_real_skills"] and doc["index_rev_real_skills"] != doc["index_rev"]
+        assert s["by_slice"]["real_skills"]["n"] == 2
+
+
+def test_eval_gates_reuses_data_and_is_deterministic(subset: Path, tmp_path: Path) -> None:
+    cfg = EvalConfig(golden=subset, data_dir=tmp_path / "d", sessions=6, seed=3, realdata=None, out_dir=None)
+    first = run_eval(cfg, Thresholds(min_recall3=1.01))
+    manifest_mtime = (tmp_path / "d" / "manifest.json").stat().st_mtime_ns
+    second = run_eval(cfg)
+    assert (tmp_path / "d" / "manifest.json").stat().st_mtime_ns == manifest_mtime  # reused, not regenerated
+    assert first["passed"] is False and first["errors"][0]["code"] == "KNOWLEDGE_EVAL_BELOW_THRESHOLD"
+    assert any(f.startswith("recall@3") for f in first["failures"])
+    assert first["index_rev"] == second["index_rev"]
+
+    def ranks(r: dict) -> list:
+        return [(q["id"], q.get("top"), q.get("false_hit")) for q in r["queries"]]
+
+    assert ranks(first) == ranks(second)
+    skipped = [q for q in first["queries"] if q["slice"] == "real_skills"]
+    assert skipped and all(q["status"] == "skipped" and "realdata" in q["reason"] for q in skipped)

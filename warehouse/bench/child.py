@@ -1,0 +1,83 @@
+"""Bench phases that run in their own process, so the parent can read each one's peak RSS.
+
+`python -m warehouse.bench.child '<json params>'` runs one phase and prints one JSON document.
+Phases: `reindex` (timed runs, optionally appending one event to a session file before each),
+`search` (warm latency per mode), `baseline` (our lexical lanes vs SQLite FTS5 on the same texts).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from warehouse.api import Warehouse
+from warehouse.bench import fts5, mutate
+from warehouse.bench.stats import percentiles
+
+MODES = ("auto", "find_agent", "find_skill", "find_code", "find_knowledge")
+
+
+def _open(p: dict[str, Any]) -> Warehouse:
+    return Warehouse.open(p["dsh"], p["autoclaw"], p["home"])
+
+
+def phase_reindex(p: dict[str, Any]) -> dict[str, Any]:
+    """`warmup` untimed + `repeat` timed reindex runs; with `mutate`, one new event goes in before each."""
+    wh = _open(p)
+    runs = []
+    for i in range(p.get("warmup", 0) + p.get("repeat", 1)):
+        if p.get("mutate"):
+            mutate.append_event(Path(p["mutate"]), tag=f"bench-{i}")
+        t0 = time.perf_counter()
+        rec = wh.reindex(mode=p.get("mode", "incremental"))
+        dt = time.perf_counter() - t0
+        build = rec.get("build") or {}
+        runs.append({"seconds": round(dt, 3), "outcome": rec["outcome"], "index_rev": rec["index_rev"],
+                     "warmup": i < p.get("warmup", 0), "build_s": build.get("build_s"),
+                     "models_s": build.get("models_s"), "lexical_s": (build.get("lexical") or {}).get("seconds"),
+                     "docs": (build.get("lexical") or {}).get("docs"),
+                     "changed_units": sum(s["units"]["changed"] for s in rec["extract"]["sources"])})
+    timed = [r["seconds"] for r in runs if not r["warmup"]]
+    return {"runs": runs, "median_s": round(statistics.median(timed), 3) if timed else None,
+            "index_rev": runs[-1]["index_rev"] if runs else None}
+
+
+def phase_search(p: dict[str, Any]) -> dict[str, Any]:
+    """Warm latency per mode over the same queries; warm-up requests use another limit (no cache hits)."""
+    wh = _open(p)
+    queries = p["queries"]
+    for q in queries[: p.get("warmup", 10)]:
+        wh.search({"schema": "knowledge.search/v1", "query": q, "limit": 9})
+    out: dict[str, Any] = {}
+    for mode in MODES:
+        ms, zero = [], 0
+        for q in queries:
+            t0 = time.perf_counter()
+            resp = wh.search({"schema": "knowledge.search/v1", "query": q, "mode": mode, "limit": 10})
+            ms.append((time.perf_counter() - t0) * 1000)
+            zero += not resp["found"]
+        out[mode] = {**percentiles(ms), "not_found": zero}
+    return {"modes": out, "queries": len(queries), "searches": len(queries) * len(MODES)}
+
+
+def phase_baseline(p: dict[str, Any]) -> dict[str, Any]:
+    return fts5.compare(Warehouse.open(p["dsh"], p["autoclaw"], p["home"]).paths.generations,
+                        Path(p["sqlite"]), p["queries"], k=p.get("k", 10))
+
+
+PHASES = {"reindex": phase_reindex, "search": phase_search, "baseline": phase_baseline}
+
+
+def main(argv: list[str] | None = None) -> int:
+    params = json.loads((argv if argv is not None else sys.argv[1:])[0])
+    result = PHASES[params["phase"]](params)
+    sys.stdout.write(json.dumps(result, ensure_ascii=False, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

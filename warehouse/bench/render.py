@@ -1,0 +1,44 @@
+"""Readable `akw bench` output: build timings, search latency per mode, baseline, sizes, machine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def _mb(b: int) -> str:
+    return f"{b / 2**20:.1f} MB"
+
+
+def print_bench(console: Console, r: dict[str, Any]) -> None:
+    m, b = r["machine"], r["build"]
+    console.print(f"[bold]bench {r['scale']['name']}[/bold] · index_rev {r['index_rev']} · {m['cores']} cores, "
+                  f"{m['ram_gb']} GB RAM, Python {m['python']}, DuckDB {m['duckdb']}, load {m['loadavg_at_start']}")
+    t = Table(title="build (seconds, median)")
+    for c in ("phase", "median s", "runs", "peak RSS MB"):
+        t.add_column(c)
+    t.add_row("cold extract+build", str(b["cold"]["median_s"]), str(len(b["cold"]["runs"])),
+              str(b["cold"]["peak_rss_mb"]))
+    for key, name in (("noop", "no-op rerun"), ("one_changed_session", "one changed session")):
+        timed = [x for x in b[key]["runs"] if not x["warmup"]]
+        t.add_row(name, str(b[key]["median_s"]), str(len(timed)), str(b[key]["peak_rss_mb"]))
+    console.print(t)
+    s = Table(title=f"search latency, warm ({r['search']['queries']} queries per mode, "
+                    f"peak RSS {r['search']['peak_rss_mb']} MB)")
+    for c in ("mode", "p50 ms", "p95 ms", "max ms", "not found"):
+        s.add_column(c)
+    for mode, v in r["search"]["modes"].items():
+        s.add_row(mode, str(v["p50_ms"]), str(v["p95_ms"]), str(v["max_ms"]), str(v["not_found"]))
+    console.print(s)
+    f = r["baseline"]["sqlite_fts5"]
+    console.print(f"baseline per lane (k={f['k']}): ours lexical p50 {f['ours_lexical']['p50_ms']} ms vs FTS5 bm25 "
+                  f"p50 {f['fts5_bm25']['p50_ms']} ms (ours/FTS5 {f['ratio_p50_ours_over_fts5']}x, p95 "
+                  f"{f['ratio_p95_ours_over_fts5']}x); top-{f['k']} overlap {f['overlap_at_k_mean']}; full search "
+                  f"auto p50 / FTS5 p50 = {r['baseline']['search_auto_p50_over_fts5_p50']}x; {r['baseline']['bm25s']}")
+    z = r["size"]
+    console.print(f"size: generation {_mb(z['generation_bytes'])}, lake {_mb(z['lake_bytes'])}, home "
+                  f"{_mb(z['home_bytes'])}; FTS5 db {_mb(f['fts5_db_bytes'])}")
+    if r.get("report_file"):
+        console.print(f"report: {r['report_file']} ({r['duration_s']} s)")

@@ -1,0 +1,166 @@
+"""`akw bench`: build and search timings at a data scale, beside an SQLite FTS5 baseline.
+
+Generated data is a source: the bench copies its DSH home and appends events only to the copy.
+Each phase runs in a child process (`warehouse.bench.child`) reaped with `os.wait4`, so the
+peak RSS of a build and of the search process are measured separately. Timed phases: cold
+extract+build on fresh homes, no-op rerun, one-changed-session rerun (median of N after a
+warm-up), warm search latency per mode, the FTS5 baseline; plus index size and machine facts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from warehouse import generation
+from warehouse.bench.mutate import pick_session
+from warehouse.bench.queries import bench_queries
+from warehouse.evaluation.homes import dir_bytes, ensure_generated
+
+SCHEMA = "akw.bench/v1"
+SEED = 7
+
+
+@dataclass(frozen=True)
+class Scale:
+    name: str
+    sessions: int
+    events: int | None  # None: the generator default (sessions * 60)
+    cold_runs: int = 1  # fresh homes, cold extract + build
+    repeat: int = 3  # timed no-op and one-changed reruns (median reported)
+    warmup: int = 1  # untimed reruns before those
+    queries_per_mode: int = 40  # searches per mode (first N of the fixed list)
+
+
+SCALES = {
+    "small": Scale("small", 24, None, cold_runs=2, repeat=3, warmup=1, queries_per_mode=40),
+    "100k": Scale("100k", 200, 100_000, cold_runs=2, repeat=3, warmup=1, queries_per_mode=218),
+    "1m": Scale("1m", 2000, 1_000_000, cold_runs=1, repeat=3, warmup=1, queries_per_mode=218),
+}
+
+
+def _maxrss_mb(ru: Any) -> float:
+    return round(ru.ru_maxrss / (2**20 if sys.platform == "darwin" else 1024), 1)  # bytes on macOS, KiB on Linux
+
+
+def spawn(params: dict[str, Any]) -> dict[str, Any]:
+    """Run one child phase; return its JSON plus wall time and its own peak RSS (os.wait4 rusage)."""
+    cmd = [sys.executable, "-m", "warehouse.bench.child", json.dumps(params, ensure_ascii=False)]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, ru = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            tail = err.read().decode("utf-8", "replace")[-2000:]
+            raise RuntimeError(f"bench phase {params['phase']} failed ({proc.returncode}): {tail}")
+        doc = json.loads(out.read().decode("utf-8").strip().splitlines()[-1])
+    return {**doc, "process_wall_s": round(wall, 3), "peak_rss_mb": _maxrss_mb(ru)}
+
+
+def machine() -> dict[str, Any]:
+    import duckdb
+    import psutil
+
+    return {"cores": os.cpu_count(), "ram_gb": round(psutil.virtual_memory().total / 2**30, 2),
+            "python": platform.python_version(), "duckdb": duckdb.__version__, "platform": platform.platform(),
+            "machine": platform.machine(), "loadavg_at_start": [round(x, 2) for x in os.getloadavg()]}
+
+
+def bm25s_status() -> str:
+    try:
+        import bm25s  # noqa: F401
+    except ImportError:
+        return "bm25s: not installed"
+    return "bm25s: installed (not benchmarked: not a dependency)"
+
+
+def _fresh_copy(src: Path, dst: Path) -> None:
+    """The bench's own copy of the DSH home (sessions get appended to; the generator output never)."""
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst, symlinks=True)
+
+
+def run_bench(scale: Scale, work: Path, out_dir: Path | None = Path("reports"),
+              log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    say = log or (lambda _m: None)
+    t_all = time.perf_counter()
+    facts = machine()
+    work = Path(work).absolute()
+    src = work / f"{scale.name}-src"
+    say(f"generating {scale.sessions} sessions ({scale.events or 'default'} events) into {src} …")
+    t0 = time.perf_counter()
+    manifest = ensure_generated(src, scale.sessions, SEED, scale.events)
+    gen_s = time.perf_counter() - t0
+    copy = work / f"{scale.name}-copy"
+    _fresh_copy(src / "dsh", copy / "dsh")
+    base = {"dsh": str(copy / "dsh"), "autoclaw": str(src / "autoclaw")}
+
+    cold = []
+    for i in range(scale.cold_runs):
+        home = copy / f"akw-cold-{i}"
+        shutil.rmtree(home, ignore_errors=True)
+        say(f"cold extract+build {i + 1}/{scale.cold_runs} …")
+        cold.append(spawn({**base, "phase": "reindex", "home": str(home), "mode": "full", "repeat": 1}))
+    home = copy / f"akw-cold-{scale.cold_runs - 1}"
+    p = {**base, "home": str(home)}
+    say("no-op reruns …")
+    noop = spawn({**p, "phase": "reindex", "warmup": scale.warmup, "repeat": scale.repeat})
+    target = pick_session(copy / "dsh")
+    say(f"one-changed-session reruns ({target.parent.name}) …")
+    changed = spawn({**p, "phase": "reindex", "warmup": scale.warmup, "repeat": scale.repeat,
+                     "mutate": str(target)})
+    queries = bench_queries()[: scale.queries_per_mode]
+    say(f"search latency: {len(queries)} queries x 5 modes …")
+    search = spawn({**p, "phase": "search", "queries": queries})
+    say("baseline: SQLite FTS5 bm25() on the same documents …")
+    baseline = spawn({**p, "phase": "baseline", "queries": queries, "sqlite": str(copy / "fts5-baseline.sqlite")})
+    gen = generation.current(home / "generations")
+    index_rev = gen.index_rev if gen else "none"
+    report = {
+        "schema": SCHEMA, "scale": asdict(scale), "index_rev": index_rev, "machine": facts,
+        "data": {"dir": str(src), "seed": SEED, "generate_s": round(gen_s, 2),
+                 "counts": {k: manifest["counts"].get(k) for k in ("dsh_sessions", "dsh_events_unique",
+                                                                    "autoclaw_entries", "code_files_indexable",
+                                                                    "tasks_total")}},
+        "build": {
+            "cold": {"runs": [{"seconds": c["runs"][0]["seconds"], "process_wall_s": c["process_wall_s"],
+                               "peak_rss_mb": c["peak_rss_mb"], "build_s": c["runs"][0]["build_s"],
+                               "models_s": c["runs"][0]["models_s"], "lexical_s": c["runs"][0]["lexical_s"],
+                               "docs": c["runs"][0]["docs"]} for c in cold],
+                     "median_s": round(statistics.median(c["runs"][0]["seconds"] for c in cold), 3),
+                     "peak_rss_mb": max(c["peak_rss_mb"] for c in cold)},
+            "noop": {"median_s": noop["median_s"], "runs": noop["runs"], "peak_rss_mb": noop["peak_rss_mb"]},
+            "one_changed_session": {"median_s": changed["median_s"], "runs": changed["runs"],
+                                    "peak_rss_mb": changed["peak_rss_mb"], "session_file": target.parent.name},
+        },
+        "search": {**search, "peak_rss_mb": search["peak_rss_mb"]},
+        "baseline": {"sqlite_fts5": baseline, "bm25s": bm25s_status(),
+                     "search_auto_p50_over_fts5_p50": round(search["modes"]["auto"]["p50_ms"]
+                                                            / max(baseline["fts5_bm25"]["p50_ms"], 1e-6), 1)},
+        "size": {"generation_bytes": gen.path.stat().st_size if gen else 0,
+                 "lake_bytes": dir_bytes(home / "lake"), "home_bytes": dir_bytes(home),
+                 "source_dsh_bytes": dir_bytes(src / "dsh")},
+    }
+    report["machine"]["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    report["duration_s"] = round(time.perf_counter() - t_all, 1)
+    if out_dir is not None:
+        out = Path(out_dir) / f"bench-{scale.name}-{index_rev}.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        report["report_file"] = str(out)
+    return report
