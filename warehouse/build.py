@@ -23,6 +23,7 @@ from warehouse.extract import run_extract
 from warehouse.extract.base import Progress, utc_now_iso
 from warehouse.lake import Lake
 from warehouse.paths import Paths
+from warehouse.redact import redact
 from warehouse.settings import Settings
 from warehouse.state import load_all_units
 
@@ -35,7 +36,8 @@ def runs_log(paths: Paths) -> Path:
 
 def _append_run(paths: Paths, record: dict[str, Any]) -> None:
     paths.state_dir.mkdir(parents=True, exist_ok=True)
-    with open(runs_log(paths), "a", encoding="utf-8") as f:
+    fd = os.open(runs_log(paths), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    with os.fdopen(fd, "a", encoding="utf-8") as f:
         f.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
 
 
@@ -85,9 +87,16 @@ def reindex(paths: Paths, settings: Settings, mode: str = "incremental", progres
         try:
             stats = _build(paths, settings, build_path, record, progress)
             gen = generation.publish(paths.generations, build_path, rev, utc_now_iso())
-        except BaseException:
+        except BaseException as e:
             build_path.unlink(missing_ok=True)
             Path(str(build_path) + ".wal").unlink(missing_ok=True)
+            cancelled = isinstance(e, KeyboardInterrupt)
+            code = e.code if isinstance(e, KnowledgeError) else Code.INTERNAL.value
+            record.update(outcome="cancelled" if cancelled else "failed", finished_at=utc_now_iso(),
+                          duration_s=round(time.perf_counter() - t0, 3),
+                          errors=[*record["errors"], {"code": code, "unit": "build",
+                                                      "message": redact(f"{type(e).__name__}: {e}") or ""}])
+            _append_run(paths, record)
             raise
         record.update(outcome="published", finished_at=utc_now_iso(), duration_s=round(time.perf_counter() - t0, 3),
                       build=stats)

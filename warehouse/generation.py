@@ -70,6 +70,7 @@ def publish(generations: Path, build_path: Path, index_rev: str, published_at: s
     tmp = generations / f".{POINTER}.tmp"
     tmp.write_text(json.dumps({"file": final.name, "index_rev": index_rev, "seq": seq,
                                "published_at": published_at}, sort_keys=True), encoding="utf-8")
+    os.chmod(tmp, 0o600)
     _fsync(tmp)
     tmp.replace(generations / POINTER)
     _fsync(generations)  # make the rename durable
