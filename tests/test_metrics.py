@@ -84,12 +84,12 @@ def test_ranked_keys_dedupes_each_list() -> None:
             "code": {"items": [{"workspace": "w1", "path": "a.py", "start_line": 1},
                                {"workspace": "w1", "path": "a.py", "start_line": 40},
                                {"workspace": "w2", "path": "a.py", "start_line": 1}]},
-            "skills": {"items": [{"name": "k1", "path": "/r1/k1"}, {"name": "k1", "path": "/r2/k1"},
+            "skills": {"items": [{"name": "k1", "path": "/home/u/r1/k1/SKILL.md"}, {"name": "k1", "path": "/r2/k1"},
                                  {"name": "k2"}]},
         },
     }
     assert [k for k, _ in ranked_keys(resp, "actors")] == ["A1", "A2"]
     assert [k for k, _ in ranked_keys(resp, "episodes")] == ["s1", "s2"]
     assert ranked_keys(resp, "code") == [("w1:a.py", "a.py:1"), ("w2:a.py", "a.py:1")]
-    assert ranked_keys(resp, "skills") == [("k1", "/r1/k1"), ("k2", "")]
+    assert ranked_keys(resp, "skills") == [("k1", "r1/k1/SKILL.md"), ("k2", "")]
     assert ranked_keys({"lanes": {"episodes": {"items": []}, "code": {"items": []}}}, "skills") == []

@@ -350,13 +350,12 @@ def eval_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Run the golden set on generated data; recall@k, MRR, nDCG, zero-result, false hits; gate on thresholds."""
-    import tempfile
-
+    from warehouse.evaluation.homes import default_data_dir
     from warehouse.evaluation.render import print_eval
     from warehouse.evaluation.runner import DEFAULT_GOLDEN, EvalConfig, Thresholds, run_eval
 
     with _errors(as_json):
-        data = generate or Path(tempfile.gettempdir()) / "akw-eval" / f"s{sessions}-seed{seed}"
+        data = generate or default_data_dir("eval", sessions, seed)
         cfg = EvalConfig(golden=golden or DEFAULT_GOLDEN, data_dir=data, sessions=sessions, seed=seed,
                          out_dir=out_dir)
         limits = Thresholds(min_recall3=min_recall3, min_mrr=min_mrr, max_zero=max_zero, max_false_hit=max_false_hit)

@@ -1,5 +1,6 @@
 -- Build staging: document length in terms (after stopwords) and lane, for BM25 length norm.
--- lane_no (rank of the lane name) lets the big joins and the final sort use integer keys only.
+-- lane_no (rank of the lane name) lets the big joins use integer keys (a VARCHAR lane key in
+-- the postings sort doubled its time).
 CREATE OR REPLACE TEMP TABLE fts_doc_len AS
 SELECT d.doc_id,
        d.lane,

@@ -2,12 +2,19 @@
 -- lane. {term_ids} is a LITERAL list of integers from step 1 (it keeps zone-map skipping on the
 -- sorted table; IN (subquery) loses it). Exact-identifier terms ({ident_ids}) weigh
 -- {ident_boost}x. {term_bits} maps each term_id to one bit, so `matched` says which query terms
--- a document has without a list aggregate. Ties are broken by doc_id: same index, same list.
-SELECT doc_id,
-       sum(impact * CASE WHEN term_id IN ({ident_ids}) THEN {ident_boost} ELSE 1 END) AS score,
-       bit_or(CASE term_id {term_bits} END) AS matched
-FROM fts_postings
-WHERE lane = ? AND term_id IN ({term_ids})
-GROUP BY doc_id
-ORDER BY score DESC, doc_id
+-- a document has without a list aggregate. {candidates} is empty or lexical_candidates.sql;
+-- {filter} is empty or lexical_filter.sql. Ties are broken by doc_id: same index, same list.
+WITH hits AS (
+    SELECT doc_id,
+           sum(impact * CASE WHEN term_id IN ({ident_ids}) THEN {ident_boost} ELSE 1 END) AS score,
+           bit_or(CASE term_id {term_bits} END) AS matched
+    FROM fts_postings
+    WHERE lane = ? AND term_id IN ({term_ids})
+    {candidates}
+    GROUP BY doc_id
+)
+SELECT h.doc_id, h.score, h.matched
+FROM hits AS h
+{filter}
+ORDER BY h.score DESC, h.doc_id
 LIMIT {k};

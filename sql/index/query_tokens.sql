@@ -1,3 +1,4 @@
 -- Step 1a of a query: the query literal is a bound parameter run through the SAME tokenizer
--- macro as the documents; it is never parsed as FTS or SQL syntax.
-SELECT list_sort(list_distinct(akw_terms($query)));
+-- macro as the documents; it is never parsed as FTS or SQL syntax. (Distinct/sort is done by
+-- the caller: list_distinct here added ~0.5 ms of bind time per query.)
+SELECT akw_terms($query);

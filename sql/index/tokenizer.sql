@@ -66,10 +66,11 @@ CREATE OR REPLACE MACRO akw_word_term(w) AS
     CASE WHEN length(w) > 64 OR list_contains(akw_stopwords(), akw_lc(w)) THEN NULL
          ELSE stem(stem(akw_lc(w), 'russian'), 'english') END;
 
+-- Identifiers over 200 characters (blobs, long query strings) are not indexed as exact terms.
 CREATE OR REPLACE MACRO akw_chunk_terms(c) AS
     list_concat(
         list_filter(list_transform(akw_words(c), w -> akw_word_term(w)), x -> x IS NOT NULL),
-        list_transform(akw_idents(c), i -> '=' || akw_lc(i)));
+        list_transform(list_filter(akw_idents(c), i -> length(i) <= 200), i -> '=' || akw_lc(i)));
 
 CREATE OR REPLACE MACRO akw_terms(t) AS
     flatten(list_transform(akw_chunks(t), c -> akw_chunk_terms(c)));

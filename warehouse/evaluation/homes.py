@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,11 @@ from warehouse.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 REAL_SOURCES = ("anthropic", "superpowers")
+
+
+def default_data_dir(purpose: str, sessions: int, seed: int) -> Path:
+    """A reusable per-size/seed folder under the system temp dir (e.g. /tmp/akw-eval/s24-seed7)."""
+    return Path(tempfile.gettempdir()) / f"akw-{purpose}" / f"s{sessions}-seed{seed}"
 
 
 def ensure_generated(out: Path, sessions: int, seed: int, events: int | None = None) -> dict[str, Any]:

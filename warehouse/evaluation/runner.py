@@ -13,7 +13,7 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ METRICS = ("recall@1", "recall@3", "recall@10", "hit@3", "mrr", "ndcg@10")
 @dataclass
 class EvalConfig:
     golden: Path = DEFAULT_GOLDEN
-    data_dir: Path = Path("/tmp/akw-eval/s24-seed7")
+    data_dir: Path = field(default_factory=lambda: homes.default_data_dir("eval", 24, 7))
     sessions: int = 24
     seed: int = 7
     events: int | None = None
@@ -74,7 +74,8 @@ def ranked_keys(resp: dict[str, Any], target: str) -> list[tuple[str, str]]:
         pairs = [(i["session_id"], (i.get("session") or {}).get("title") or i.get("event_type", ""))
                  for i in lanes.get("episodes", {}).get("items", [])]
     elif target == "skills":
-        pairs = [(i["name"], i.get("path") or "") for i in (lanes.get("skills") or {}).get("items", [])]
+        pairs = [(i["name"], "/".join(Path(i.get("path") or "").parts[-3:]))
+                 for i in (lanes.get("skills") or {}).get("items", [])]
     else:
         pairs = [(f"{i.get('workspace')}:{i['path']}", f"{i['path']}:{i['start_line']}")
                  for i in lanes.get("code", {}).get("items", [])]
@@ -194,7 +195,7 @@ def run_eval(cfg: EvalConfig, thresholds: Thresholds = Thresholds(),
         "golden": {"path": str(cfg.golden), "queries": len(golden.queries),
                    "sha256": hashlib.sha256(Path(cfg.golden).read_bytes()).hexdigest()},
         "real_skills": str(cfg.realdata) if real_wh is not None else real_note,
-        "thresholds": thresholds.__dict__, "summary": summary, "passed": not failures, "failures": failures,
+        "thresholds": asdict(thresholds), "summary": summary, "passed": not failures, "failures": failures,
         "queries": records, "duration_s": round(time.perf_counter() - t0, 2),
     }
     if failures:

@@ -27,8 +27,12 @@ IDENT_BOOST = 2  # FR-5.8: an exact identifier term (IP, host, path, skill name)
 IMPACT_SCALE = 1000  # impacts are stored as integer milli-units of BM25
 MAX_QUERY_CHARS = 2000  # contract 000: a query is 1..2000 characters
 MAX_QUERY_TERMS = 64  # one bit per term in `matched`; longer queries keep their rarest terms
+# MaxScore pruning pays off only for long postings (measured at 1M docs: slower below ~200k
+# postings in the lane, 44 -> 30 ms at 400-800k, 5x at 1.2M), so it is tried above this:
+PRUNE_MIN_POSTINGS = 300_000
+PRUNE_ESSENTIAL_POSTINGS = 50_000  # the rarer terms aggregated in full, up to this many postings
 
-INDEX_TABLES = ("fts_vocab", "fts_lane_stats", "fts_postings")
+INDEX_TABLES = ("fts_vocab", "fts_lane_stats", "fts_postings", "fts_lane_terms")
 _STAGING = ("fts_chunkmap", "fts_termdict", "fts_doc_terms", "fts_tidmap", "fts_doc_len", "fts_lane_df",
             "fts_chunk", "fts_newchunk")
 _FINAL_STEPS = ("fts_tidmap", "fts_vocab", "fts_doc_len", "fts_lane_stats", "fts_lane_df", "fts_postings")
@@ -62,11 +66,12 @@ def install_tokenizer(con: duckdb.DuckDBPyConnection, *, temp: bool = False) -> 
 
 
 def build_lexical_index(con: duckdb.DuckDBPyConnection, *, chunk_docs: int = 200_000) -> dict:
-    """Build fts_vocab, fts_lane_stats and fts_postings from ak_document; return build stats.
+    """Build fts_vocab, fts_lane_stats, fts_postings, fts_lane_terms from ak_document; return stats.
 
     Documents are tokenized in doc_id slices of `chunk_docs` into integer (doc_id, term, tf)
-    rows, so memory does not grow with the text; the one big step is the final sorted
-    CREATE TABLE AS, which DuckDB spills to disk under its memory_limit.
+    staging rows, so memory does not grow with the text; postings are then written one lane
+    at a time, each insert sorted (DuckDB spills the sort under its memory_limit). Rebuilding
+    in place replaces the tables. The tokenizer macros are stored in the database too.
     """
     if chunk_docs < 1:
         raise ValueError("chunk_docs must be positive")
@@ -110,6 +115,7 @@ def _build(con: duckdb.DuckDBPyConnection, chunk_docs: int) -> tuple[dict[str, f
         steps["fts_postings_lane"] += _run(con, "fts_postings_lane", {
             "lane": lane, "lane_no": lane_no, "n_docs": n_docs, "avgdl": avgdl, "lo": lo_id, "hi": hi_id,
             "k1": BM25_K1, "b": BM25_B})
+    steps["fts_lane_terms"] = _run(con, "fts_lane_terms")
     for name in _STAGING:
         con.execute(f"DROP TABLE IF EXISTS {name}")
     return steps, slices
@@ -125,9 +131,10 @@ def _vocab_lookup(con: duckdb.DuckDBPyConnection, query: str) -> list[tuple[str,
     except duckdb.CatalogException:  # a database whose builder did not store the macros
         install_tokenizer(con, temp=True)
         terms = con.execute(_sql("query_tokens"), args).fetchone()[0]
+    terms = sorted(set(terms))
     if not terms:
         return []
-    sql = _sql("query_vocab").replace("{placeholders}", ", ".join("?" * len(terms)))
+    sql = _template("query_vocab").replace("{placeholders}", ", ".join("?" * len(terms)))
     return [(t, int(i), int(df)) for t, i, df in con.execute(sql, terms).fetchall()]
 
 
@@ -152,26 +159,102 @@ def lexical_search(
     `where_sql` is a trusted predicate on ak_document alias `d` with positional `?` params
     (`params`); it is applied before the limit.
     """
+    return search_with_strategy(con, lane, query, k, where_sql, params)[0]
+
+
+def search_with_strategy(
+    con: duckdb.DuckDBPyConnection,
+    lane: str,
+    query: str,
+    k: int = 30,
+    where_sql: str = "",
+    params: list | None = None,
+    *,
+    prune_min_postings: int = PRUNE_MIN_POSTINGS,
+    essential_postings: int = PRUNE_ESSENTIAL_POSTINGS,
+) -> tuple[list[tuple[int, float, list[str]]], str]:
+    """lexical_search plus how it was answered: 'none', 'full', 'pruned' or 'pruned+full'."""
     k = int(k)
     found = _vocab_lookup(con, query)
     if not found or k <= 0:
-        return []
+        return [], "none"
     if len(found) > MAX_QUERY_TERMS:  # keep the most selective terms, deterministically
         found = sorted(sorted(found, key=lambda r: (r[2], r[1]))[:MAX_QUERY_TERMS], key=lambda r: r[1])
-    ids = [tid for _, tid, _ in found]
-    ident_ids = [tid for term, tid, _ in found if term.startswith("=")] or [-1]
-    sql = _sql("lexical_search_filtered" if where_sql.strip() else "lexical_search")
-    sql = (
-        sql.replace("{term_ids}", ",".join(map(str, ids)))
-        .replace("{ident_ids}", ",".join(map(str, ident_ids)))
-        .replace("{term_bits}", " ".join(f"WHEN {tid} THEN {1 << n}::UBIGINT" for n, tid in enumerate(ids)))
-        .replace("{ident_boost}", str(IDENT_BOOST))
-        .replace("{k}", str(k))
-        .replace("{where_sql}", where_sql)  # last: trusted text is never re-scanned for placeholders
-    )
-    rows = con.execute(sql, [lane, *(params or [])]).fetchall()
-    terms = [term for term, _, _ in found]
-    return [
-        (int(doc_id), int(score) / IMPACT_SCALE, [t for n, t in enumerate(terms) if int(bits) >> n & 1])
-        for doc_id, score, bits in rows
-    ]
+    plan = _Plan(found, k, where_sql, list(params or []))
+    strategy = "full"
+    if sum(df for _, _, df in found) > prune_min_postings:
+        rows, tried = _search_pruned(con, lane, plan, prune_min_postings, essential_postings)
+        if rows is not None:
+            return plan.decode(rows), "pruned"
+        strategy = "pruned+full" if tried else "full"
+    return plan.decode(plan.run(con, lane)), strategy
+
+
+class _Plan:
+    """The step-2 SQL for one query: literal term ids, weights, bits, filter."""
+
+    def __init__(self, found: list[tuple[str, int, int]], k: int, where_sql: str, params: list) -> None:
+        self.terms = [term for term, _, _ in found]
+        self.ids = [tid for _, tid, _ in found]
+        self.weight = {tid: IDENT_BOOST if term.startswith("=") else 1 for term, tid, _ in found}
+        self.k, self.where_sql, self.params = k, where_sql, params
+
+    def run(self, con: duckdb.DuckDBPyConnection, lane: str, essential: list[int] | None = None) -> list[tuple]:
+        ident_ids = [tid for tid, w in self.weight.items() if w != 1] or [-1]
+        sql = (
+            _template("lexical_search")
+            .replace("{candidates}", _template("lexical_candidates") if essential else "")
+            .replace("{filter}", _template("lexical_filter") if self.where_sql.strip() else "")
+            .replace("{term_ids}", _ints(self.ids))
+            .replace("{essential_ids}", _ints(essential or []))
+            .replace("{ident_ids}", _ints(ident_ids))
+            .replace("{term_bits}", " ".join(f"WHEN {tid} THEN {1 << n}::UBIGINT" for n, tid in enumerate(self.ids)))
+            .replace("{ident_boost}", str(IDENT_BOOST))
+            .replace("{k}", str(self.k))
+            .replace("{where_sql}", self.where_sql)  # last: trusted text is never re-scanned
+        )
+        args = [lane, lane] if essential else [lane]
+        return con.execute(sql, args + (self.params if self.where_sql.strip() else [])).fetchall()
+
+    def decode(self, rows: list[tuple]) -> list[tuple[int, float, list[str]]]:
+        return [
+            (int(doc_id), int(score) / IMPACT_SCALE, [t for n, t in enumerate(self.terms) if int(bits) >> n & 1])
+            for doc_id, score, bits in rows
+        ]
+
+
+def _search_pruned(
+    con: duckdb.DuckDBPyConnection, lane: str, plan: _Plan, min_postings: int, essential_postings: int
+) -> tuple[list[tuple] | None, bool]:
+    """MaxScore, exact: aggregate only documents holding a rarer ("essential") term.
+
+    A document without any essential term scores at most the sum of the other terms' largest
+    impacts (upper bound, integers); if that bound is below the k-th score found, no such
+    document can enter the top k and the result equals the full evaluation. Returns
+    (rows or None, whether a pruned query ran); None means: evaluate in full.
+    """
+    sql = _template("query_lane_terms").replace("{term_ids}", _ints(plan.ids))
+    stats = sorted((df, tid, mx) for tid, df, mx in con.execute(sql, [lane]).fetchall())
+    essential, budget = [], 0
+    for df, tid, _ in stats:
+        if essential and budget + df > essential_postings:
+            break
+        essential.append(tid)
+        budget += df
+    bound = sum(plan.weight[tid] * mx for _, tid, mx in stats if tid not in essential)
+    if len(essential) == len(stats) or sum(df for df, _, _ in stats) <= min_postings:
+        return None, False  # the lane's postings are short: full evaluation is cheaper
+    rows = plan.run(con, lane, sorted(essential))
+    if len(rows) == plan.k and bound < int(rows[-1][1]):
+        return rows, True
+    return None, True
+
+
+@cache
+def _template(name: str) -> str:
+    """A query template without its comment lines (comments may mention {placeholders})."""
+    return "\n".join(ln for ln in _sql(name).splitlines() if not ln.lstrip().startswith("--"))
+
+
+def _ints(ids: list[int]) -> str:
+    return ",".join(str(int(i)) for i in ids)
