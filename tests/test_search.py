@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import pytest
 
-import akw_fixtures
 from warehouse.api import Warehouse
 from warehouse.search.contract import invariant_violations, parse_request
 from warehouse.search.service import RRF_K

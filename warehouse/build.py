@@ -142,6 +142,7 @@ def _build(paths: Paths, settings: Settings, build_path: Path, record: dict[str,
         built = models.run(con, paths.lake, on_model=(lambda n: progress("models", 1, None)) if progress else None)
         t_models = time.perf_counter() - t
         lex = lexical.build_lexical_index(con)
+        con.execute((models.SQL_DIR / "index" / "doc_lookup.sql").read_text(encoding="utf-8"))
         con.execute("CREATE TABLE akw_meta AS SELECT ? AS index_rev, ? AS built_at, ? AS akw_version",
                     [record["index_rev"], utc_now_iso(), _version()])
         con.execute("CHECKPOINT")

@@ -185,9 +185,9 @@ def _print_search(d: dict[str, Any]) -> None:
 def search(
     query: Annotated[str | None, typer.Argument(help="What to look for (a literal, never FTS or SQL syntax).")] = None,
     mode: Annotated[str, typer.Option(help="auto | find_agent | find_skill | find_code | find_knowledge")] = "auto",
-    limit: Annotated[int, typer.Option(help="1..50 items per lane")] = 10,
+    limit: Annotated[int, typer.Option(help="1..50 items in all lanes")] = 10,
     workspace: Annotated[list[str] | None, typer.Option("--workspace", help="Only these workspace roots.")] = None,
-    request: Annotated[str | None, typer.Option("--request", help="knowledge.search/v1 request file; - = stdin")] = None,
+    request: Annotated[str | None, typer.Option("--request", help="a knowledge.search/v1 file; - = stdin")] = None,
     as_json: JsonOpt = False, dsh_home: DshOpt = None, autoclaw_root: AcOpt = None, home: HomeOpt = None,
 ) -> None:
     """knowledge_search v1: who did it, what bears on it (episodes, code, skills), with evidence."""

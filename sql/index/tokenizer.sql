@@ -55,10 +55,27 @@ CREATE OR REPLACE MACRO akw_idents(c) AS
             '[0-9A-Za-z\x{00C0}-\x{024F}\x{0370}-\x{052F}\x{3040}-\x{9FFF}\x{AC00}-\x{D7AF}]+(?:[._-]+[0-9A-Za-z\x{00C0}-\x{024F}\x{0370}-\x{052F}\x{3040}-\x{9FFF}\x{AC00}-\x{D7AF}]+)+'),
         akw_camel(c)));
 
--- A tiny RU/EN function-word list; content words are never dropped.
+-- RU/EN function words (Snowball-style lists, minus negations that carry meaning in answers,
+-- e.g. «не»/«not» stay); question words (who/кто, where/где…) route the query, they do not rank it.
 CREATE OR REPLACE MACRO akw_stopwords() AS
-    ['a', 'an', 'and', 'in', 'is', 'of', 'on', 'or', 'the', 'to',
-     'а', 'в', 'во', 'и', 'к', 'на', 'о', 'по', 'с', 'что'];
+    ['a', 'about', 'above', 'after', 'again', 'against', 'all', 'already', 'am', 'an', 'and', 'any',
+     'anyone', 'are', 'as', 'at', 'be', 'because', 'been', 'before', 'being', 'below', 'between', 'both',
+     'but', 'by', 'can', 'could', 'did', 'do', 'does', 'doing', 'down', 'during', 'each', 'ever',
+     'everything', 'few', 'for', 'from', 'further', 'had', 'has', 'have', 'having', 'he', 'her', 'here',
+     'hers', 'herself', 'him', 'himself', 'his', 'how', 'i', 'if', 'in', 'into', 'is', 'it', 'its', 'itself',
+     'just', 'me', 'more', 'most', 'my', 'myself', 'now', 'of', 'off', 'on', 'once',
+     'only', 'or', 'other', 'our', 'ours', 'ourselves', 'out', 'over', 'own', 'same', 'she', 'should', 'so',
+     'some', 'someone', 'something', 'such', 'than', 'that', 'the', 'their', 'theirs', 'them', 'themselves',
+     'then', 'there', 'these', 'they', 'this', 'those', 'through', 'to', 'too', 'under', 'until', 'up',
+     'very', 'was', 'we', 'were', 'what', 'when', 'where', 'which', 'while', 'who', 'whom', 'why', 'will',
+     'with', 'would', 'you', 'your', 'yours', 'yourself', 'yourselves', 'а', 'без', 'более', 'бы', 'был',
+     'была', 'были', 'было', 'быть', 'в', 'вам', 'вас', 'весь', 'во', 'вот', 'все', 'всего', 'всех', 'вы',
+     'где', 'да', 'даже', 'для', 'до', 'его', 'ее', 'если', 'есть', 'еще', 'ещё', 'её', 'же', 'за', 'здесь',
+     'и', 'из', 'или', 'им', 'их', 'к', 'как', 'какая', 'какие', 'какой', 'когда', 'кто', 'ли', 'либо',
+     'мне', 'может', 'мы', 'на', 'над', 'надо', 'наш', 'него', 'нее', 'неё', 'них', 'но',
+     'ну', 'о', 'об', 'однако', 'он', 'она', 'они', 'оно', 'от', 'очень', 'по', 'под', 'при', 'с', 'со',
+     'так', 'также', 'такой', 'там', 'те', 'тем', 'то', 'того', 'тоже', 'той', 'только', 'том', 'ты', 'у',
+     'уже', 'хотя', 'чего', 'чей', 'чем', 'что', 'чтобы', 'чье', 'чья', 'эта', 'эти', 'это', 'я'];
 
 -- One word -> its term: Snowball chain (each stemmer only touches words of its own alphabet,
 -- so mixed text works); NULL for stopwords and words over 64 characters (blobs, hashes).

@@ -1,5 +1,9 @@
 -- Actor aggregation over the fused episodes-lane evidence (contract §7.5, spec FR-5.3):
--- score = max(rel) + 0.3·mean(top3 rel) + 0.2·recency + 0.2·success + 0.1·same_workspace + 0.1·skill_overlap
+-- score = max(rel) + 0.3·mean(top3 rel) + max(rel)·(0.2·recency + 0.2·success + 0.1·same_workspace
+--         + 0.1·skill_overlap)
+-- The context terms are scaled by the actor's best relevance: recency or a success record must not
+-- lift an actor whose only evidence is a weak match above one that did the task (a deliberate
+-- reading of FR-5.3, whose terms are otherwise unscaled).
 -- rel = lexical score / best lexical score of the lane (0..1). recency decays with a 90-day
 -- half-life from the newest activity in the index (not the wall clock: same index -> same answer).
 -- same_workspace: the actor worked in the workspace of the best episode hit; skill_overlap: share of
@@ -44,8 +48,8 @@ terms AS (
 )
 SELECT t.actor_id, a.kind, a.source, a.display_name, a.dispatch_mode, a.success_rate, a.episodes AS total_episodes,
        t.episodes, t.max_rel, t.mean_top3, t.success, t.recency, t.same_workspace, t.skill_overlap, t.last_time,
-       t.max_rel + 0.3 * t.mean_top3 + 0.2 * t.recency + 0.2 * t.success + 0.1 * t.same_workspace
-           + 0.1 * t.skill_overlap AS score
+       t.max_rel + 0.3 * t.mean_top3 + t.max_rel * (0.2 * t.recency + 0.2 * t.success + 0.1 * t.same_workspace
+           + 0.1 * t.skill_overlap) AS score
 FROM terms t
 JOIN ak_actor a USING (actor_id)
 ORDER BY score DESC, t.actor_id;

@@ -1,29 +1,54 @@
 -- Fusion of per-lane lexical hits (contract 000 §7), in SQL.
--- Input: {hits} = a VALUES list (lane, doc_id, lex) of each lane's top hits (numbers and fixed lane names).
--- 1. the episodes lane keeps one item per episode (its best-matching event), the skills lane one
---    item per skill name (the same skill deployed in several roots is one answer);
--- 2. each lane keeps its top {k_lane}; rank -> RRF score weight/(k + rank);
--- 3. diversity caps: <= 3 episodes per actor, <= 5 code hits per path;
--- 4. stable order (score desc, lane_priority, time desc, id asc);
+-- Input: {hits} = VALUES (lane, doc_id, lex, bits) of each lane's top hits, where bit i says the
+-- document matched query term i; query terms come in groups (a term and its RU/EN equivalents):
+-- {group_masks} = the bits of each group, {group_weights} = its idf (unknown terms weigh much:
+-- a query about something never indexed covers little).
+-- 1. coverage = idf-weighted share of the query's terms an item matches; the episodes lane keeps
+--    one item per episode (its best event) and counts the terms matched anywhere in the episode;
+--    the skills lane keeps one item per skill name (one skill deployed in several roots);
+-- 2. relevance = BM25 × (0.2 + 0.8·coverage); items below {min_coverage} are not answers, and
+--    when even the best item covers less than {min_best_coverage} of the query there is no
+--    answer at all (a lone generic word is not evidence: FR-5.7, nothing invented);
+-- 3. each lane keeps its top {k_lane}; rank -> RRF score weight/(k + rank);
+-- 4. diversity caps: <= 3 episodes per actor, <= 5 code hits per path;
+-- 5. stable order (score desc, lane_priority, time desc, id asc).
 CREATE OR REPLACE TEMP TABLE _fused AS
-WITH d AS (
-    SELECT h.lane, h.lex, doc.* EXCLUDE (lane)
-    FROM (VALUES {hits}) AS h(lane, doc_id, lex) JOIN ak_document doc ON doc.doc_id = h.doc_id
+WITH h AS (
+    SELECT * FROM (VALUES {hits}) AS h(lane, doc_id, lex, bits)
 ),
-collapsed AS (
-    SELECT * FROM d
-    QUALIFY row_number() OVER (
-        PARTITION BY lane, CASE WHEN lane = 'episodes' AND episode_id IS NOT NULL THEN episode_id
-                                WHEN lane = 'skills' THEN title ELSE doc_key END
-        ORDER BY lex DESC, doc_id) = 1
+d AS (
+    SELECT h.lane, h.lex, h.bits, doc.doc_id, doc.doc_key, doc.title, doc.episode_id, doc.actor_id,
+           doc.workspace_id, doc.path, doc.time, doc.outcome,
+           CASE WHEN h.lane = 'episodes' AND doc.episode_id IS NOT NULL THEN doc.episode_id
+                WHEN h.lane = 'skills' THEN doc.title ELSE doc.doc_key END AS grp
+    FROM h
+    JOIN (SELECT doc_id, doc_key, title, episode_id, actor_id, workspace_id, path, time, outcome
+          FROM ak_document WHERE doc_id IN ({doc_ids})) AS doc USING (doc_id)
+),
+grouped AS (
+    SELECT *,
+           bit_or(bits) OVER (PARTITION BY lane, grp) AS grp_bits,
+           row_number() OVER (PARTITION BY lane, grp ORDER BY lex DESC, doc_id) AS grp_pos
+    FROM d
+),
+covered AS (
+    SELECT *,
+           list_sum(list_transform(range({n_groups}),
+                    lambda i: CASE WHEN (grp_bits & ({group_masks})[i + 1]) <> 0 THEN ({group_weights})[i + 1]
+                                   ELSE 0.0 END))
+               / {total_weight} AS coverage
+    FROM grouped WHERE grp_pos = 1
 ),
 ranked AS (
-    SELECT *, row_number() OVER (PARTITION BY lane ORDER BY lex DESC, doc_id) AS lane_rank FROM collapsed
+    SELECT *, lex * (0.2 + 0.8 * coverage) AS relevance,
+           row_number() OVER (PARTITION BY lane ORDER BY lex * (0.2 + 0.8 * coverage) DESC, doc_id) AS lane_rank
+    FROM covered
+    WHERE coverage >= {min_coverage} AND (SELECT max(coverage) FROM covered) >= {min_best_coverage}
 ),
 scored AS (
     SELECT *,
            (CASE lane {weight_cases} ELSE 0 END) / ({rrf_k} + lane_rank) AS rrf,
-           lex / max(lex) OVER (PARTITION BY lane) AS rel,
+           relevance / max(relevance) OVER (PARTITION BY lane) AS rel,
            CASE lane WHEN 'episodes' THEN 0 WHEN 'code' THEN 1 ELSE 2 END AS lane_priority
     FROM ranked
     WHERE lane_rank <= {k_lane}
@@ -36,7 +61,7 @@ SELECT *,
            ORDER BY rrf DESC, doc_id) AS cap_rank
 FROM scored;
 
--- 5. `limit` items in all: each lane first gets its quota (share of the routing weights, at
+-- 6. `limit` items in all: each lane first gets its quota (share of the routing weights, at
 --    least one), the remaining slots follow the fused order.
 WITH c AS (
     SELECT *, row_number() OVER (PARTITION BY lane ORDER BY rrf DESC, lane_priority, time DESC NULLS LAST, doc_key)
@@ -49,7 +74,7 @@ slots AS (
                                           time DESC NULLS LAST, doc_key) AS slot
     FROM c
 )
-SELECT lane, doc_id, doc_key, rrf, rel, lex, lane_rank, actor_id
+SELECT lane, doc_id, doc_key, rrf, rel, coverage, lane_rank, actor_id
 FROM slots
 WHERE slot <= {limit}
 ORDER BY rrf DESC, lane_priority, time DESC NULLS LAST, doc_key;

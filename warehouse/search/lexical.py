@@ -123,19 +123,28 @@ def _build(con: duckdb.DuckDBPyConnection, chunk_docs: int) -> tuple[dict[str, f
 
 def _vocab_lookup(con: duckdb.DuckDBPyConnection, query: str) -> list[tuple[str, int, int]]:
     """(term, term_id, df) of the query's distinct terms that the vocabulary knows, by term_id."""
+    return analyze(con, query)[1]
+
+
+def analyze(con: duckdb.DuckDBPyConnection, query: str) -> tuple[list[str], list[tuple[str, int, int]]]:
+    """All distinct terms of the query (known or not, sorted) and the known ones as (term, term_id, df).
+
+    Callers that search several lanes analyze once and pass `found` to `lexical_search`; the
+    unknown terms matter for query coverage (a query about things never indexed matches little).
+    """
     if not query or not query.strip():
-        return []
+        return [], []
     args = {"query": query[:MAX_QUERY_CHARS]}
     try:
         terms = con.execute(_sql("query_tokens"), args).fetchone()[0]
     except duckdb.CatalogException:  # a database whose builder did not store the macros
         install_tokenizer(con, temp=True)
         terms = con.execute(_sql("query_tokens"), args).fetchone()[0]
-    terms = sorted(set(terms))
+    terms = sorted(set(terms or []))
     if not terms:
-        return []
+        return [], []
     sql = _template("query_vocab").replace("{placeholders}", ", ".join("?" * len(terms)))
-    return [(t, int(i), int(df)) for t, i, df in con.execute(sql, terms).fetchall()]
+    return terms, [(t, int(i), int(df)) for t, i, df in con.execute(sql, terms).fetchall()]
 
 
 def query_terms(con: duckdb.DuckDBPyConnection, query: str) -> list[tuple[str, int, bool]]:
@@ -153,13 +162,14 @@ def lexical_search(
     k: int = 30,
     where_sql: str = "",
     params: list | None = None,
+    found: list[tuple[str, int, int]] | None = None,
 ) -> list[tuple[int, float, list[str]]]:
     """Top-k documents of one lane by BM25: (doc_id, score, matched terms), score desc, doc_id asc.
 
     `where_sql` is a trusted predicate on ak_document alias `d` with positional `?` params
-    (`params`); it is applied before the limit.
+    (`params`); it is applied before the limit. `found` = `analyze(con, query)[1]` skips the lookup.
     """
-    return search_with_strategy(con, lane, query, k, where_sql, params)[0]
+    return search_with_strategy(con, lane, query, k, where_sql, params, found=found)[0]
 
 
 def search_with_strategy(
@@ -172,10 +182,11 @@ def search_with_strategy(
     *,
     prune_min_postings: int = PRUNE_MIN_POSTINGS,
     essential_postings: int = PRUNE_ESSENTIAL_POSTINGS,
+    found: list[tuple[str, int, int]] | None = None,
 ) -> tuple[list[tuple[int, float, list[str]]], str]:
     """lexical_search plus how it was answered: 'none', 'full', 'pruned' or 'pruned+full'."""
     k = int(k)
-    found = _vocab_lookup(con, query)
+    found = _vocab_lookup(con, query) if found is None else found
     if not found or k <= 0:
         return [], "none"
     if len(found) > MAX_QUERY_TERMS:  # keep the most selective terms, deterministically

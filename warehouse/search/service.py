@@ -10,6 +10,7 @@ becomes SQL or FTS syntax. Logs carry request id, timings and codes, never text.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections import OrderedDict
@@ -22,7 +23,7 @@ import duckdb
 
 from warehouse import generation
 from warehouse.errors import Code
-from warehouse.search import lexical
+from warehouse.search import lexical, synonyms
 from warehouse.search.budget import apply_budget
 from warehouse.search.contract import (
     Actor,
@@ -60,6 +61,10 @@ SQL_DIR = Path(__file__).resolve().parents[2] / "sql" / "search"
 RRF_K = 60
 K_LANE = 30  # per-lane top K entering fusion (contract §7.1)
 K_RAW = 120  # raw hits fetched per lane before the episodes lane collapses events into episodes
+MIN_COVERAGE = 0.2  # idf-weighted share of query terms an item must match to be an answer
+MIN_BEST_COVERAGE = 0.3  # below this even for the best item, the query has no answer here
+OOV_WEIGHT = 0.5  # weight of a query term the index has never seen, relative to the rarest known term
+MAX_COVERAGE_TERMS = 62  # one bit per term in a BIGINT
 LANE_TIMEOUT_S = 0.25  # contract §11
 LANES = ("episodes", "code", "skills")
 MAX_ACTORS = 5  # UJ-1 asks for the top three; a few more give the caller a choice
@@ -177,12 +182,14 @@ class SearchEngine:
         state: dict[str, dict[str, Any]] = {}
         traces: list[TraceLane] = []
         hits: list[tuple[str, int, float, list[str]]] = []
+        exp = synonyms.expand(cur, req.query)
+        found = exp.found
         for lane in lanes:
             st = self._lane_state(lane)
             t = time.perf_counter()
             if not st["unavailable"] and lane in req.include:
                 try:
-                    rows = self._lane_hits(cur, lane, req)
+                    rows = self._lane_hits(cur, lane, req, found) if found else []
                     hits += [(lane, d, s, terms) for d, s, terms in rows]
                     st["hits"] = len(rows)
                 except duckdb.InterruptException:
@@ -194,7 +201,7 @@ class SearchEngine:
         no_source = state["episodes"]["unavailable"] and state["code"]["unavailable"]
         if no_source:
             hits = []
-        fused, actors_rows = self._fuse(cur, hits, weights, req) if hits else ([], [])
+        fused, actors_rows = self._fuse(cur, hits, weights, req, exp) if hits else ([], [])
         terms_by_doc = {(lane, d): terms for lane, d, _, terms in hits}
         resp = self._assemble(cur, gen, req, routing, weights, state, fused, actors_rows, terms_by_doc, no_source)
         resp = apply_budget(resp, req.budget.max_tokens)
@@ -219,26 +226,49 @@ class SearchEngine:
                       reason=f"{info['failed_units']} source unit(s) failed: {', '.join(info['codes'])}")
         return st
 
-    def _lane_hits(self, cur: duckdb.DuckDBPyConnection, lane: str,
-                   req: SearchRequest) -> list[tuple[int, float, list[str]]]:
+    def _lane_hits(self, cur: duckdb.DuckDBPyConnection, lane: str, req: SearchRequest,
+                   found: list[tuple[str, int, int]]) -> list[tuple[int, float, list[str]]]:
         where, params = lane_predicate(lane, req.filters)
         timer = threading.Timer(LANE_TIMEOUT_S, cur.interrupt)
         timer.start()
         try:
             return lexical.lexical_search(cur, lane, req.query, k=K_RAW if lane == "episodes" else K_LANE,
-                                          where_sql=where, params=params)
+                                          where_sql=where, params=params, found=found)
         finally:
             timer.cancel()
 
     def _fuse(self, cur: duckdb.DuckDBPyConnection, hits: list[tuple[str, int, float, list[str]]],
-              weights: dict[str, float], req: SearchRequest) -> tuple[list[tuple], list[tuple]]:
-        values = ", ".join(f"('{lane}', {int(d)}, {float(score)!r})" for lane, d, score, _ in hits)
+              weights: dict[str, float], req: SearchRequest,
+              exp: synonyms.Expansion) -> tuple[list[tuple], list[tuple]]:
+        terms = exp.terms[:MAX_COVERAGE_TERMS]
+        bit = {t: 1 << i for i, t in enumerate(terms)}
+        n_docs = max(sum(int(v.get("docs", 0)) for v in self._lane_info.values()), 1)
+        df = {t: d for t, _, d in exp.found}
+        max_idf = math.log(1 + n_docs / 0.5)
+
+        def weight(group: list[str]) -> float:
+            # a group weighs as its rarest known term; an unknown one may be a paraphrase, not a
+            # missing topic: it weighs OOV_WEIGHT of the rarest possible term
+            known = [df[t] for t in group if t in df]
+            return math.log(1 + n_docs / (min(known) + 0.5)) if known else OOV_WEIGHT * max_idf
+
+        groups = [g for g in exp.groups if g[0] in bit]
+        masks = [sum(bit.get(t, 0) for t in g) for g in groups]
+        idf = [weight(g) for g in groups]
+        values = ", ".join(f"('{lane}', {int(d)}, {float(score)!r}, {sum(bit.get(t, 0) for t in matched)})"
+                           for lane, d, score, matched in hits)
         weight_cases = " ".join(f"WHEN '{lane}' THEN {float(weights.get(lane, 0.0))!r}" for lane in LANES)
         quota_cases = " ".join(f"WHEN '{lane}' THEN {n}" for lane, n in _quotas(weights, req).items())
-        sql = (_sql("fuse").replace("{hits}", values).replace("{weight_cases}", weight_cases)
-               .replace("{rrf_k}", str(RRF_K))
-               .replace("{quota_cases}", quota_cases)
-               .replace("{k_lane}", str(K_LANE)).replace("{limit}", str(int(req.limit))))
+        subs = {"{hits}": values, "{doc_ids}": ",".join(str(int(h[1])) for h in hits),
+                "{n_groups}": str(len(groups)), "{group_masks}": "[" + ", ".join(map(str, masks)) + "]::BIGINT[]",
+                "{group_weights}": "[" + ", ".join(f"{w!r}" for w in idf) + "]::DOUBLE[]",
+                "{total_weight}": repr(sum(idf) or 1.0), "{min_coverage}": repr(MIN_COVERAGE),
+                "{min_best_coverage}": repr(MIN_BEST_COVERAGE),
+                "{weight_cases}": weight_cases, "{quota_cases}": quota_cases, "{rrf_k}": str(RRF_K),
+                "{k_lane}": str(K_LANE), "{limit}": str(int(req.limit))}
+        sql = _sql("fuse")
+        for key, value in subs.items():
+            sql = sql.replace(key, value)
         stmts = cur.extract_statements(sql)
         cur.execute(stmts[0])
         fused = cur.execute(stmts[1]).fetchall()
@@ -259,11 +289,11 @@ class SearchEngine:
         words = req.query.split()
         locator = req.provenance == "locator"
         items: dict[str, list[Any]] = {lane: [] for lane in LANES}
-        for lane, doc_id, doc_key, rrf, rel, _lex, _rank, _actor in fused:
+        for lane, doc_id, doc_key, rrf, rel, coverage, _rank, _actor in fused:
             d = details[doc_id]
             terms = [t.lstrip("=") for t in terms_by_doc.get((lane, doc_id), [])]
             snippet = None if locator else make_snippet(d["text"] or "", terms + words, req.budget.snippet_chars)
-            why = [f"lex: {', '.join(terms[:6])}"] if terms else []
+            why = [f"lex: {', '.join(terms[:6])}", f"coverage: {coverage:.2f}"] if terms else []
             if lane == "episodes":
                 why.insert(0, f"fts: match in {d['event_type']}")
                 if d["outcome"]:
