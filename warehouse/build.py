@@ -11,13 +11,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from warehouse import db, generation, index_rev, models
+from warehouse import generation, index_rev
 from warehouse.errors import Code, KnowledgeError
 from warehouse.extract import run_extract
 from warehouse.extract.base import Progress, utc_now_iso
@@ -128,45 +130,35 @@ def _write_source_state(paths: Paths) -> None:
 
 def _build(paths: Paths, settings: Settings, build_path: Path, record: dict[str, Any],
            progress: Progress | None) -> dict[str, Any]:
+    """Prepare the lake, then build the generation file in a child process (see build_child)."""
     from warehouse.extract import ensure_lake_schemas
-    from warehouse.search import lexical
 
-    t = time.perf_counter()
     ensure_lake_schemas(Lake(paths.lake, redact=settings.redact_secrets))
     _write_source_state(paths)
-    con = db.connect(build_path, memory_limit=settings.index.memory_limit, threads=settings.index.threads)
+    runs = [json.dumps(r, sort_keys=True) for r in [*read_runs(paths), {**record, "outcome": "building"}]]
+    job = {"build_path": str(build_path), "lake": str(paths.lake), "runs": runs, "index_rev": record["index_rev"],
+           "memory_limit": settings.index.memory_limit, "threads": settings.index.threads}
+    job_file = build_path.with_suffix(".job.json")
+    job_file.write_text(json.dumps(job), encoding="utf-8")
+    os.chmod(job_file, 0o600)
+    if progress:
+        progress("build", 0, 1)
     try:
-        runs = [*read_runs(paths), {**record, "outcome": "building"}]
-        con.execute("CREATE TABLE _akw_runs_raw (line VARCHAR)")
-        con.executemany("INSERT INTO _akw_runs_raw VALUES (?)", [[json.dumps(r, sort_keys=True)] for r in runs])
-        built = models.run(con, paths.lake, on_model=(lambda n: progress("models", 1, None)) if progress else None)
-        t_models = time.perf_counter() - t
-        lex = lexical.build_lexical_index(con)
-        con.execute((models.SQL_DIR / "index" / "doc_lookup.sql").read_text(encoding="utf-8"))
-        con.execute("CREATE TABLE akw_meta AS SELECT ? AS index_rev, ? AS built_at, ? AS akw_version",
-                    [record["index_rev"], utc_now_iso(), _version()])
-        con.execute("CHECKPOINT")
-        counts = {name: con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
-                  for name in built if name.startswith("ak_")}
-        coverage = _coverage(con)
+        proc = subprocess.run([sys.executable, "-c", _CHILD, str(job_file)], capture_output=True, text=True,
+                              check=False)
     finally:
-        con.close()
-    return {"models": built, "models_s": round(t_models, 3), "lexical": lex,
-            "build_s": round(time.perf_counter() - t, 3), "counts": counts, "coverage": coverage,
-            "db_bytes": build_path.stat().st_size}
+        job_file.unlink(missing_ok=True)
+    if proc.returncode != 0:
+        tail = redact(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}")
+        raise KnowledgeError(Code.INTERNAL, f"index build failed: {tail}")
+    if progress:
+        progress("build", 1, 1)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def _coverage(con: Any) -> list[dict[str, Any]]:
-    """AC-4 reconciliation rows (ak_coverage) for the run record, so `akw status` shows them without a DB open."""
-    cur = con.execute("SELECT * FROM ak_coverage ORDER BY source, entity")
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
-
-
-def _version() -> str:
-    from warehouse import __version__
-
-    return __version__
+# The child reads its job from a file (argv stays short) and dies with its parent.
+_CHILD = ("import sys, pathlib; from warehouse import build_child as b; b.die_with_parent(); "
+          "sys.exit(b.main(['', pathlib.Path(sys.argv[1]).read_text()]))")
 
 
 def verify(paths: Paths, settings: Settings) -> dict[str, Any]:

@@ -1,0 +1,76 @@
+"""Build one generation file from the lake, in a child process of `akw reindex`.
+
+Why a child: the build is the memory-heavy step (DuckDB sorts, joins and the lexical index);
+running it in a fresh process that imports only DuckDB keeps the peak RSS of each process
+low, and the extract's Python/Arrow memory never adds to it. The child dies with its parent
+(PR_SET_PDEATHSIG), so `kill -9` of `akw reindex` never leaves a builder running; a killed
+build leaves only a `.building-*` file, which the next run removes.
+
+Protocol: argv[1] is a JSON job; the child prints one JSON document of build stats on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from warehouse import __version__, db, models
+
+
+def build_generation(job: dict[str, Any]) -> dict[str, Any]:
+    from warehouse.search import lexical
+
+    t = time.perf_counter()
+    build_path = Path(job["build_path"])
+    con = db.connect(build_path, memory_limit=job["memory_limit"], threads=job["threads"])
+    try:
+        con.execute("CREATE TABLE _akw_runs_raw (line VARCHAR)")
+        con.executemany("INSERT INTO _akw_runs_raw VALUES (?)", [[line] for line in job["runs"]])
+        built = models.run(con, Path(job["lake"]))
+        t_models = time.perf_counter() - t
+        lex = lexical.build_lexical_index(con)
+        con.execute((models.SQL_DIR / "index" / "doc_lookup.sql").read_text(encoding="utf-8"))
+        con.execute("CREATE TABLE akw_meta AS SELECT ? AS index_rev, ? AS built_at, ? AS akw_version",
+                    [job["index_rev"], datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), __version__])
+        con.execute("CHECKPOINT")
+        counts = {name: con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
+                  for name in built if name.startswith("ak_")}
+        cur = con.execute("SELECT * FROM ak_coverage ORDER BY source, entity")
+        cols = [d[0] for d in cur.description]
+        coverage = [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+    finally:
+        con.close()
+    return {"models": built, "models_s": round(t_models, 3), "lexical": lex,
+            "build_s": round(time.perf_counter() - t, 3), "counts": counts, "coverage": coverage,
+            "db_bytes": build_path.stat().st_size, "peak_rss_mb": _peak_rss_mb()}
+
+
+def _peak_rss_mb() -> float:
+    import resource
+
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def die_with_parent() -> None:
+    """Linux: deliver SIGKILL to this process when the parent dies (no orphaned builder)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def main(argv: list[str]) -> int:
+    stats = build_generation(json.loads(argv[1]))
+    sys.stdout.write(json.dumps(stats, default=str) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))
