@@ -1,11 +1,11 @@
 # Two entry points that work on a fresh machine (Python 3.11, pip, git, make):
 #   make demo  — set up, generate realistic data, index it, run the scenarios
-#   make test  — set up, lint, run the whole test suite
+#   make test  — set up, lint, run the whole test suite, gate on the golden-set floor
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test lint bench clean
+.PHONY: setup demo test lint eval bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -22,7 +22,14 @@ lint: setup
 	$(BIN)/ruff check .
 
 test: lint
+	$(BIN)/akw eval --min-recall3 0.8 --min-mrr 0.6 --max-zero 0.1   # the spec's floor on a small generated home
 	$(BIN)/pytest
+
+eval: setup
+	$(BIN)/akw eval
+
+bench: setup
+	$(BIN)/akw bench --scale 100k
 
 clean:
 	rm -rf demo .pytest_cache

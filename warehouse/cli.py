@@ -303,6 +303,11 @@ def main() -> None:  # pragma: no cover
 
 
 # -- demo ---------------------------------------------------------------------------
+DEMO_SCENARIOS = (
+    ("UJ-1 who already migrated iya.ru?", "Кто уже занимался переносом сайта iya.ru на новый сервер?", "auto"),
+    ("UJ-2 everything about the deploy-iya-ru skill", "deploy-iya-ru skill for a deployment", "find_skill"),
+    ("UJ-4 what do we know about TLS certificates?", "what do we know about renewing TLS certificates", "auto"),
+)
 @app.command()
 def demo(
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for the generated sources and the warehouse.")] = Path(
@@ -311,7 +316,7 @@ def demo(
     seed: Annotated[int, typer.Option()] = 7,
     as_json: JsonOpt = False,
 ) -> None:
-    """Generate realistic data (unless present), index it, and print what was found per source."""
+    """Generate realistic data (unless present), index it, run the UJ-1, UJ-2, UJ-4 and UJ-5 scenarios."""
     import akw_fixtures
 
     with _errors(as_json):
@@ -322,12 +327,22 @@ def demo(
             akw_fixtures.generate(out_dir, sessions=sessions, seed=seed)
         wh = Warehouse.open(out_dir / "dsh", out_dir / "autoclaw", out_dir / "akw-home")
         with _progress(not as_json) as tick:
-            doc = {"reindex": wh.reindex(progress=tick)}
+            doc: dict[str, Any] = {"reindex": wh.reindex(progress=tick)}
         doc["env"] = {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
                       "AKW_HOME": str(wh.paths.home)}
+        doc["scenarios"] = {name: wh.search({"schema": "knowledge.search/v1", "query": q, "mode": mode, "limit": 6})
+                            for name, q, mode in DEMO_SCENARIOS}
+        doc["status"] = wh.status()
 
         def human(d: dict[str, Any]) -> None:
             _print_reindex(d["reindex"])
+            for (name, _q, _m), resp in zip(DEMO_SCENARIOS, d["scenarios"].values(), strict=True):
+                out.rule(name)
+                _print_search(resp)
+            out.rule("UJ-5 status")
+            st = d["status"]
+            out.print(f"state={st['state']} index_rev={st['index_rev']} next_run={st['next_run']} "
+                      f"db_bytes={st['db_bytes']}")
             out.print("Use this warehouse: " + " ".join(f"{k}={v}" for k, v in d["env"].items()))
 
         _emit(as_json, doc, human)

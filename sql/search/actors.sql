@@ -12,7 +12,7 @@ WITH top_ws AS (
     SELECT workspace_id AS ws FROM _fused WHERE lane = 'episodes' ORDER BY rrf DESC, doc_key LIMIT 1
 ),
 top_skills AS (
-    SELECT coalesce(list(title ORDER BY lane_rank), []) AS names FROM _fused WHERE lane = 'skills' AND lane_rank <= 3
+    SELECT coalesce(list(grp ORDER BY lane_rank), []) AS names FROM _fused WHERE lane = 'skills' AND lane_rank <= 3
 ),
 ev AS (
     SELECT actor_id, episode_id, rel, time, outcome, workspace_id

@@ -16,13 +16,16 @@ CREATE OR REPLACE TEMP TABLE _fused AS
 WITH h AS (
     SELECT * FROM (VALUES {hits}) AS h(lane, doc_id, lex, bits)
 ),
-d AS (
-    SELECT h.lane, h.lex, h.bits, doc.doc_id, doc.doc_key, doc.title, doc.episode_id, doc.actor_id,
-           doc.workspace_id, doc.path, doc.time, doc.outcome,
+d AS (  -- only cheap columns: a skill's name and a chunk's path are read from the stable id
+    SELECT h.lane, h.lex, h.bits, doc.doc_id, doc.doc_key, doc.episode_id, doc.actor_id,
+           doc.workspace_id, doc.time, doc.outcome,
            CASE WHEN h.lane = 'episodes' AND doc.episode_id IS NOT NULL THEN doc.episode_id
-                WHEN h.lane = 'skills' THEN doc.title ELSE doc.doc_key END AS grp
+                WHEN h.lane = 'skills' THEN split_part(doc.doc_key, ':', 3)   -- skill:<root>:<name>[:…]
+                ELSE doc.doc_key END AS grp,
+           CASE WHEN h.lane = 'code' THEN regexp_replace(doc.doc_key, ':[0-9]+$', '')  -- chunk:<ws>:<path>
+                ELSE doc.doc_key END AS cap_key
     FROM h
-    JOIN (SELECT doc_id, doc_key, title, episode_id, actor_id, workspace_id, path, time, outcome
+    JOIN (SELECT doc_id, doc_key, episode_id, actor_id, workspace_id, time, outcome
           FROM ak_document WHERE doc_id IN ({doc_ids})) AS doc USING (doc_id)
 ),
 grouped AS (
@@ -55,9 +58,7 @@ scored AS (
 )
 SELECT *,
        row_number() OVER (
-           PARTITION BY lane, CASE lane WHEN 'episodes' THEN coalesce(actor_id, doc_key)
-                                        WHEN 'code' THEN coalesce(workspace_id, '') || ':' || path
-                                        ELSE doc_key END
+           PARTITION BY lane, CASE lane WHEN 'episodes' THEN coalesce(actor_id, doc_key) ELSE cap_key END
            ORDER BY rrf DESC, doc_id) AS cap_rank
 FROM scored;
 

@@ -30,7 +30,8 @@ SELECT s.*,
                THEN 'actor:harness:team_member:' || t.lead_session_id || ':' || t.member_name
            ELSE 'actor:harness:root:' || s.session_id
        END AS actor_id,
-       coalesce(s.subagent_name, t.member_name, s.title, s.proj_title, s.session_id) AS actor_name
+       coalesce(s.subagent_name, t.member_name, 'session: ' || coalesce(s.title, s.proj_title, s.session_id))
+           AS actor_name
 FROM s
 LEFT JOIN team t ON t.member_session_id = s.session_id
 QUALIFY row_number() OVER (PARTITION BY s.session_id ORDER BY t.lead_session_id NULLS LAST) = 1
