@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from warehouse import generation
 from warehouse.errors import Code
@@ -60,7 +61,7 @@ log = logging.getLogger("akw.search")
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql" / "search"
 RRF_K = 60
 K_LANE = 30  # per-lane top K entering fusion (contract §7.1)
-K_RAW = 120  # raw hits fetched per lane before the episodes lane collapses events into episodes
+K_RAW = 60  # raw hits fetched per lane before the episodes lane collapses events into episodes
 MIN_COVERAGE = 0.2  # idf-weighted share of query terms an item must match to be an answer
 MIN_BEST_COVERAGE = 0.3  # below this even for the best item, the query has no answer here
 OOV_WEIGHT = 0.5  # weight of a query term the index has never seen, relative to the rarest known term
@@ -255,11 +256,14 @@ class SearchEngine:
         groups = [g for g in exp.groups if g[0] in bit]
         masks = [sum(bit.get(t, 0) for t in g) for g in groups]
         idf = [weight(g) for g in groups]
-        values = ", ".join(f"('{lane}', {int(d)}, {float(score)!r}, {sum(bit.get(t, 0) for t in matched)})"
-                           for lane, d, score, matched in hits)
+        cur.register("_hits", pa.table({
+            "lane": pa.array([h[0] for h in hits], pa.string()),
+            "doc_id": pa.array([h[1] for h in hits], pa.int32()),
+            "lex": pa.array([float(h[2]) for h in hits], pa.float64()),
+            "bits": pa.array([sum(bit.get(t, 0) for t in h[3]) for h in hits], pa.int64())}))
         weight_cases = " ".join(f"WHEN '{lane}' THEN {float(weights.get(lane, 0.0))!r}" for lane in LANES)
         quota_cases = " ".join(f"WHEN '{lane}' THEN {n}" for lane, n in _quotas(weights, req).items())
-        subs = {"{hits}": values, "{doc_ids}": ",".join(str(int(h[1])) for h in hits),
+        subs = {"{doc_ids}": ",".join(str(int(h[1])) for h in hits),
                 "{n_groups}": str(len(groups)), "{group_masks}": "[" + ", ".join(map(str, masks)) + "]::BIGINT[]",
                 "{group_weights}": "[" + ", ".join(f"{w!r}" for w in idf) + "]::DOUBLE[]",
                 "{total_weight}": repr(sum(idf) or 1.0), "{min_coverage}": repr(MIN_COVERAGE),
