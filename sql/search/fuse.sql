@@ -9,7 +9,8 @@
 --    the skills lane keeps one item per skill name (one skill deployed in several roots);
 -- 2. relevance = BM25 × (0.2 + 0.8·coverage); items below {min_coverage} are not answers, and
 --    when even the best item covers less than {min_best_coverage} of the query there is no
---    answer at all (a lone generic word is not evidence: FR-5.7, nothing invented);
+--    answer at all; nor when no item matches two of the query's terms (of three or more): a lone
+--    generic word is not evidence (FR-5.7, nothing invented);
 -- 3. each lane keeps its top {k_lane}; rank -> RRF score weight/(k + rank);
 -- 4. diversity caps: <= 3 episodes per actor, <= 5 code hits per path;
 -- 5. stable order (score desc, lane_priority, time desc, id asc).
@@ -40,7 +41,8 @@ covered AS (
            list_sum(list_transform(range({n_groups}),
                     lambda i: CASE WHEN (grp_bits & ({group_masks})[i + 1]) <> 0 THEN ({group_weights})[i + 1]
                                    ELSE 0.0 END))
-               / {total_weight} AS coverage
+               / {total_weight} AS coverage,
+           len(list_filter(range({n_groups}), lambda i: (grp_bits & ({group_masks})[i + 1]) <> 0)) AS groups_matched
     FROM grouped WHERE grp_pos = 1
 ),
 ranked AS (
@@ -48,6 +50,7 @@ ranked AS (
            row_number() OVER (PARTITION BY lane ORDER BY lex * (0.2 + 0.8 * coverage) DESC, doc_id) AS lane_rank
     FROM covered
     WHERE coverage >= {min_coverage} AND (SELECT max(coverage) FROM covered) >= {min_best_coverage}
+      AND (SELECT max(groups_matched) FROM covered) >= {min_groups}
 ),
 scored AS (
     SELECT *,

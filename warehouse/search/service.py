@@ -268,6 +268,7 @@ class SearchEngine:
                 "{group_weights}": "[" + ", ".join(f"{w!r}" for w in idf) + "]::DOUBLE[]",
                 "{total_weight}": repr(sum(idf) or 1.0), "{min_coverage}": repr(MIN_COVERAGE),
                 "{min_best_coverage}": repr(MIN_BEST_COVERAGE),
+                "{min_groups}": str(2 if len(groups) >= 3 else 1),
                 "{weight_cases}": weight_cases, "{quota_cases}": quota_cases, "{rrf_k}": str(RRF_K),
                 "{k_lane}": str(K_LANE), "{limit}": str(int(req.limit))}
         sql = _sql("fuse")
