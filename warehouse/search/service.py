@@ -23,7 +23,7 @@ import duckdb
 import pyarrow as pa
 
 from warehouse import generation
-from warehouse.errors import Code
+from warehouse.errors import Code, KnowledgeError
 from warehouse.search import lexical, synonyms
 from warehouse.search.budget import apply_budget
 from warehouse.search.contract import (
@@ -115,8 +115,6 @@ class SearchEngine:
                 self._lane_info = self._read_lane_info(self._con)
                 self._cache.clear()
             if self._con is None or self._gen is None:
-                from warehouse.errors import KnowledgeError
-
                 raise KnowledgeError(Code.NOT_READY, "no index generation is published yet (run `akw reindex`)")
             return self._con.cursor(), self._gen
 
@@ -287,7 +285,6 @@ class SearchEngine:
         details = {}
         if fused:
             ids = ",".join(str(int(r[1])) for r in fused)
-            cols = None
             res = cur.execute(_sql("item_details").replace("{doc_ids}", ids))
             cols = [c[0] for c in res.description]
             details = {row[0]: dict(zip(cols, row, strict=True)) for row in res.fetchall()}
