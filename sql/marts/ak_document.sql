@@ -66,8 +66,10 @@ mem AS (
     WHERE m.is_current AND m.source_session_id IS NOT NULL
 ),
 skills AS (
+    -- what a skill is for (description, whenToUse) is said twice and the body capped, so a long
+    -- body does not drown the purpose in BM25's length normalisation
     SELECT skill_id, 'skills', 'skill', 'skills', name,
-           concat_ws(E'\n', name, description, when_to_use, body), name,
+           concat_ws(E'\n', name, description, when_to_use, description, when_to_use, left(body, 3000)), name,
            workspace_id, NULL, NULL, NULL, 'skill', NULL, NULL, deployed_at, NULL, [name], account
     FROM {{ ref('stg_skills') }} WHERE status = 'live'
 ),

@@ -54,7 +54,8 @@ EQUIV: dict[str, str] = {
     "залогин": "login log", "войт": "login", "магазин": "shop", "переда": "handoff",
     "вычища": "clean cleanup remove strip", "вычист": "clean cleanup strip", "удал": "remove delete",
     "виндов": "windows crlf", "перевод": "line crlf", "строк": "line lines", "репозитор": "repository repo",
-    "восстанов": "restore recover", "восстановлен": "restore recovery", "сломал": "broken broke",
+    "восстанов": "restore recover", "восстанавлива": "restore recover", "копи": "copy backup",
+    "снима": "take make", "восстановлен": "restore recovery", "сломал": "broken broke",
     "чин": "fix fixed", "почин": "fix fixed", "исправ": "fix fixed", "поднима": "start up",
     # English -> Russian (content logged in Russian)
     "migrat": "миграция перенос", "certif": "сертификат", "backup": "бэкап резервная", "disk": "диск",
