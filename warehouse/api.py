@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from warehouse.errors import Code, KnowledgeError
-from warehouse.extract import run_extract
-from warehouse.extract.base import Progress
 from warehouse.paths import Paths
 from warehouse.search.contract import response_dict
 from warehouse.search.service import SearchEngine
 from warehouse.settings import Settings
 from warehouse.state import load_all_units
+
+if TYPE_CHECKING:  # the extract stack (polars, pyarrow) is imported only by processes that extract
+    from warehouse.extract.base import Progress
 
 
 class Warehouse:
@@ -44,6 +45,8 @@ class Warehouse:
 
     # -- operations -------------------------------------------------------------
     def extract(self, sources: list[str] | None = None, progress: Progress | None = None) -> dict[str, Any]:
+        from warehouse.extract import run_extract  # imported on use: search-only processes stay light
+
         self._require_enabled()
         return run_extract(self.paths, self.settings, sources=sources, progress=progress)
 

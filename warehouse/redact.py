@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import polars as pl
+if TYPE_CHECKING:  # polars is imported where frames are redacted, not by every user of redact()
+    import polars as pl
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,8 @@ def _redact_series(s: pl.Series) -> pl.Series:
         return s
     idx = mask.arg_true()
     hits = s.gather(idx)
+    import polars as pl
+
     if hits.len() <= PY_MAX_HITS:  # a few strings: precompiled Python regexes beat compiling 20 Rust ones
         return s.scatter(idx, [redact(v) for v in hits.to_list()])
     return s.scatter(idx, hits.to_frame("v").select(redact_expr(pl.col("v")))["v"])
@@ -100,6 +104,8 @@ def _redact_series(s: pl.Series) -> pl.Series:
 
 def redact_frame(df: pl.DataFrame) -> pl.DataFrame:
     """Redact every string and list-of-string column of a frame."""
+    import polars as pl
+
     cols = []
     for name, dtype in df.schema.items():
         if dtype == pl.String:

@@ -1,6 +1,6 @@
 -- Fusion of per-lane lexical hits (contract 000 §7), in SQL.
--- Input: _hits(lane, doc_id, lex, bits) (an Arrow table registered on the cursor) = each lane's top
--- hits, where bit i says the
+-- Input: $lane, $doc_id, $lex, $bits = parallel lists (bound parameters) of each lane's top hits,
+-- where bit i of bits says the
 -- document matched query term i; query terms come in groups (a term and its RU/EN equivalents):
 -- {group_masks} = the bits of each group, {group_weights} = its idf (unknown terms weigh much:
 -- a query about something never indexed covers little).
@@ -16,7 +16,8 @@
 -- 5. stable order (score desc, lane_priority, time desc, id asc).
 CREATE OR REPLACE TEMP TABLE _fused AS
 WITH h AS (
-    SELECT * FROM _hits
+    SELECT unnest($lane) AS lane, unnest($doc_id)::INTEGER AS doc_id, unnest($lex)::DOUBLE AS lex,
+           unnest($bits)::BIGINT AS bits
 ),
 d AS (  -- only cheap columns: a skill's name and a chunk's path are read from the stable id
     SELECT h.lane, h.lex, h.bits, doc.doc_id, doc.doc_key, doc.episode_id, doc.actor_id,

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import pyarrow as pa
 
 from warehouse import generation
 from warehouse.errors import Code, KnowledgeError
@@ -67,6 +66,7 @@ MIN_BEST_COVERAGE = 0.3  # below this even for the best item, the query has no a
 OOV_WEIGHT = 0.5  # weight of a query term the index has never seen, relative to the rarest known term
 MAX_COVERAGE_TERMS = 62  # one bit per term in a BIGINT
 LANE_TIMEOUT_S = 0.25  # contract §11
+SEARCH_MEMORY = "100MB"  # DuckDB buffer pool of a search process (the index pages it keeps hot)
 LANES = ("episodes", "code", "skills")
 MAX_ACTORS = 5  # UJ-1 asks for the top three; a few more give the caller a choice
 SCORE_MAX = 1.9  # max of the FR-5.3 actor formula: 1 + 0.3 + 0.2 + 0.2 + 0.1 + 0.1
@@ -111,7 +111,9 @@ class SearchEngine:
             elif self._gen is None or published.path != self._gen.path:
                 if self._con is not None:
                     self._con.close()
-                self._con, self._gen = generation.open_current(self.generations)
+                self._con, self._gen = generation.open_current(self.generations, memory_limit=SEARCH_MEMORY)
+                # give freed query memory back to the OS soon: a long-lived search process stays small
+                self._con.execute("SET allocator_flush_threshold = '16MB'")
                 self._lane_info = self._read_lane_info(self._con)
                 self._cache.clear()
             if self._con is None or self._gen is None:
@@ -254,11 +256,8 @@ class SearchEngine:
         groups = [g for g in exp.groups if g[0] in bit]
         masks = [sum(bit.get(t, 0) for t in g) for g in groups]
         idf = [weight(g) for g in groups]
-        cur.register("_hits", pa.table({
-            "lane": pa.array([h[0] for h in hits], pa.string()),
-            "doc_id": pa.array([h[1] for h in hits], pa.int32()),
-            "lex": pa.array([float(h[2]) for h in hits], pa.float64()),
-            "bits": pa.array([sum(bit.get(t, 0) for t in h[3]) for h in hits], pa.int64())}))
+        params = {"lane": [h[0] for h in hits], "doc_id": [int(h[1]) for h in hits],
+                  "lex": [float(h[2]) for h in hits], "bits": [sum(bit.get(t, 0) for t in h[3]) for h in hits]}
         weight_cases = " ".join(f"WHEN '{lane}' THEN {float(weights.get(lane, 0.0))!r}" for lane in LANES)
         quota_cases = " ".join(f"WHEN '{lane}' THEN {n}" for lane, n in _quotas(weights, req).items())
         subs = {"{doc_ids}": ",".join(str(int(h[1])) for h in hits),
@@ -273,7 +272,7 @@ class SearchEngine:
         for key, value in subs.items():
             sql = sql.replace(key, value)
         stmts = cur.extract_statements(sql)
-        cur.execute(stmts[0])
+        cur.execute(stmts[0], params)
         fused = cur.execute(stmts[1]).fetchall()
         return fused, cur.execute(_sql("actors")).fetchall()
 
