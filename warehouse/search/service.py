@@ -97,6 +97,7 @@ class SearchEngine:
         self._con: duckdb.DuckDBPyConnection | None = None
         self._gen: generation.Generation | None = None
         self._lane_info: dict[str, dict[str, Any]] = {}
+        self._local = threading.local()  # one prepared search session (cursor) per thread
         self._cache: OrderedDict[tuple[str, str], str] = OrderedDict()
         self._cache_size = cache_size
 
@@ -118,7 +119,10 @@ class SearchEngine:
                 self._cache.clear()
             if self._con is None or self._gen is None:
                 raise KnowledgeError(Code.NOT_READY, "no index generation is published yet (run `akw reindex`)")
-            return self._con.cursor(), self._gen
+            local = self._local
+            if getattr(local, "gen_path", None) != self._gen.path or getattr(local, "con", None) is not self._con:
+                local.cur, local.gen_path, local.con = _session(self._con.cursor()), self._gen.path, self._con
+            return local.cur, self._gen
 
     def close(self) -> None:
         with self._lock:
@@ -167,8 +171,9 @@ class SearchEngine:
                 resp.trace = Trace(lanes=traces, total_ms=round((time.perf_counter() - t0) * 1000, 3))
             self._log(req, resp, t0, cache_hit=False)
             return resp
-        finally:
-            cur.close()
+        except duckdb.Error:
+            self._local.gen_path = None  # a broken session is rebuilt on the next search
+            raise
 
     def _log(self, req: SearchRequest, resp: SearchResponse, t0: float, cache_hit: bool) -> None:
         codes = sorted({w.code for w in resp.warnings} | {e.code for e in resp.errors})
@@ -256,25 +261,20 @@ class SearchEngine:
         groups = [g for g in exp.groups if g[0] in bit]
         masks = [sum(bit.get(t, 0) for t in g) for g in groups]
         idf = [weight(g) for g in groups]
-        params = {"lane": [h[0] for h in hits], "doc_id": [int(h[1]) for h in hits],
-                  "lex": [float(h[2]) for h in hits], "bits": [sum(bit.get(t, 0) for t in h[3]) for h in hits]}
-        weight_cases = " ".join(f"WHEN '{lane}' THEN {float(weights.get(lane, 0.0))!r}" for lane in LANES)
-        quota_cases = " ".join(f"WHEN '{lane}' THEN {n}" for lane, n in _quotas(weights, req).items())
-        subs = {"{doc_ids}": ",".join(str(int(h[1])) for h in hits),
-                "{n_groups}": str(len(groups)), "{group_masks}": "[" + ", ".join(map(str, masks)) + "]::BIGINT[]",
-                "{group_weights}": "[" + ", ".join(f"{w!r}" for w in idf) + "]::DOUBLE[]",
-                "{total_weight}": repr(sum(idf) or 1.0), "{min_coverage}": repr(MIN_COVERAGE),
-                "{min_best_coverage}": repr(MIN_BEST_COVERAGE),
-                "{min_groups}": str(2 if len(groups) >= 3 else 1),
-                "{weight_cases}": weight_cases, "{quota_cases}": quota_cases, "{rrf_k}": str(RRF_K),
-                "{k_lane}": str(K_LANE), "{limit}": str(int(req.limit))}
-        sql = _sql("fuse")
-        for key, value in subs.items():
-            sql = sql.replace(key, value)
-        stmts = cur.extract_statements(sql)
-        cur.execute(stmts[0], params)
-        fused = cur.execute(stmts[1]).fetchall()
-        return fused, cur.execute(_sql("actors")).fetchall()
+        cur.execute("DELETE FROM _hits; DELETE FROM _docs; DELETE FROM _groups; DELETE FROM _fused")
+        cur.execute("INSERT INTO _hits SELECT unnest(?::VARCHAR[]), unnest(?::INTEGER[]), unnest(?::DOUBLE[]), "
+                    "unnest(?::BIGINT[])",
+                    [[h[0] for h in hits], [int(h[1]) for h in hits], [float(h[2]) for h in hits],
+                     [sum(bit.get(t, 0) for t in h[3]) for h in hits]])
+        cur.execute(_sql("docs").replace("{doc_ids}", ",".join(str(int(h[1])) for h in hits)))
+        cur.execute("INSERT INTO _groups SELECT unnest(?::BIGINT[]), unnest(?::DOUBLE[])", [masks, idf])
+        quotas = _quotas(weights, req)
+        num = [float(weights.get(ln, 0.0)) for ln in LANES] + [sum(idf) or 1.0, MIN_COVERAGE, MIN_BEST_COVERAGE,
+                                                               2 if len(groups) >= 3 else 1, K_LANE, RRF_K]
+        cur.execute(f"EXECUTE akw_fuse({', '.join(repr(x) for x in num)})")
+        slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
+        fused = cur.execute(f"EXECUTE akw_slots({', '.join(str(int(x)) for x in slots)})").fetchall()
+        return fused, cur.execute("EXECUTE akw_actors").fetchall()
 
     # -- response ---------------------------------------------------------------------
     def _assemble(self, cur: duckdb.DuckDBPyConnection, gen: generation.Generation, req: SearchRequest,
@@ -401,6 +401,22 @@ class SearchEngine:
         if mode in ("spawn_replica", "team_task"):
             return d.allow_spawn_replica
         return False
+
+
+def _session(cur: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """Input tables and prepared fusion/slots/actors statements on a fresh cursor (planned once).
+
+    The plans are made while the input tables are empty and reused for every search, so the
+    optimizer must not fold in what the tables' statistics say at planning time (it would prune
+    scans of "empty" tables): statistics propagation is off for this cursor.
+    """
+    cur.execute("SET disabled_optimizers = 'statistics_propagation'")
+    for stmt in cur.extract_statements(_sql("session")):
+        cur.execute(stmt)
+    for name in ("fuse", "slots"):
+        cur.execute(_sql(name))
+    cur.execute("PREPARE akw_actors AS\n" + _sql("actors"))
+    return cur
 
 
 def _quotas(weights: dict[str, float], req: SearchRequest) -> dict[str, int]:

@@ -1,0 +1,11 @@
+-- Per-cursor search session: input tables and prepared statements, created once per cursor so a
+-- search pays no SQL planning for fusion and actors (planning, not execution, dominated them).
+-- The steps themselves are documented in fuse.sql / slots.sql / actors.sql.
+CREATE TEMP TABLE _hits (lane VARCHAR, doc_id INTEGER, lex DOUBLE, bits BIGINT);
+CREATE TEMP TABLE _docs (doc_id INTEGER, doc_key VARCHAR, episode_id VARCHAR, actor_id VARCHAR,
+                         workspace_id VARCHAR, time TIMESTAMPTZ, outcome VARCHAR);
+CREATE TEMP TABLE _groups (mask BIGINT, weight DOUBLE);
+CREATE TEMP TABLE _fused (lane VARCHAR, lex DOUBLE, bits BIGINT, doc_id INTEGER, doc_key VARCHAR, episode_id VARCHAR,
+                          actor_id VARCHAR, workspace_id VARCHAR, time TIMESTAMPTZ, outcome VARCHAR, grp VARCHAR,
+                          cap_key VARCHAR, grp_bits BIGINT, coverage DOUBLE, groups_matched BIGINT, relevance DOUBLE,
+                          lane_rank BIGINT, rrf DOUBLE, rel DOUBLE, lane_priority INTEGER, cap_rank BIGINT);
