@@ -125,8 +125,7 @@ def _read_account(ctx: ExtractContext, account: str, db: Path, key: str, cur: di
     finally:
         src.close()
     ctx.unit_ok(part, account, acc["sha256"][:16], counts={"tables": len(info.tables)},
-                schema_version=info.version)
-    ctx.store.set_cursor(account, acc)
+                schema_version=info.version, cursor=acc)
     return part
 
 

@@ -223,9 +223,9 @@ def _sync(ctx: ExtractContext, rep: SourceReport, src: Source, account: str, key
     else:
         rep.units_changed += 1
         rep.add_rows(spec.lake, written)
-    ctx.unit_ok(rep, unit, revision(fp), counts={"rows": int(fp["count"])}, schema_version=info.version)
-    ctx.store.set_cursor(unit, {"fp": fp, "parts": sorted(parts), "seq": n if written else n - 1,
-                                "rowid": has_rowid, "config": config})
+    ctx.unit_ok(rep, unit, revision(fp), counts={"rows": int(fp["count"])}, schema_version=info.version,
+                cursor={"fp": fp, "parts": sorted(parts), "seq": n if written else n - 1,
+                        "rowid": has_rowid, "config": config})
 
 
 def unit_fresh(ctx: ExtractContext, account: str, key: str, config: str) -> bool:

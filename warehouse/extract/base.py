@@ -78,8 +78,9 @@ class ExtractContext:
             self.progress(description, advance, total)
 
     def unit_ok(self, report: SourceReport, unit: str, revision: str, counts: dict[str, int],
-                schema_version: str | None = None) -> None:
-        self.store.set_cursor(unit, revision)
+                schema_version: str | None = None, cursor: Any = None) -> None:
+        """Record a unit as extracted; its cursor is `cursor` when the source needs more than the revision."""
+        self.store.set_cursor(unit, revision if cursor is None else cursor)
         self.store.set_unit(UnitState(report.source, unit, revision, "ok", counts=counts,
                                       schema_version=schema_version, extracted_at=utc_now_iso()))
 

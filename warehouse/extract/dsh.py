@@ -266,8 +266,8 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
         rep.add_rows(table, ctx.lake.write_unit(SOURCE, table, key, df))
     rep.units_changed += 1
     counts = {k: int(row[k]) for k in ("events", "events_replayed", "lines_bad", "artifacts", "frames")}
-    ctx.unit_ok(rep, unit, revision, counts=counts, schema_version=to_str(parsed.header.get("version")))
-    ctx.store.set_cursor(unit, {**ident, "sha256": sha, "context": context, "revision": revision})
+    ctx.unit_ok(rep, unit, revision, counts=counts, schema_version=to_str(parsed.header.get("version")),
+                cursor={**ident, "sha256": sha, "context": context, "revision": revision})
 
 
 def _exclude(ctx: ExtractContext, rep: SourceReport, unit: str) -> None:

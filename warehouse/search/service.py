@@ -212,7 +212,7 @@ class SearchEngine:
         no_source = state["episodes"]["unavailable"] and state["code"]["unavailable"]
         if no_source:
             hits = []
-        fused, actors_rows = self._fuse(cur, hits, weights, req, exp) if hits else ([], [])
+        fused, actors_rows = self._fuse(hits, weights, req, exp) if hits else ([], [])
         terms_by_doc = {(lane, d): terms for lane, d, _, terms in hits}
         resp = self._assemble(cur, gen, req, routing, weights, state, fused, actors_rows, terms_by_doc, no_source)
         resp = apply_budget(resp, req.budget.max_tokens)
@@ -248,7 +248,7 @@ class SearchEngine:
         finally:
             timer.cancel()
 
-    def _fuse(self, cur: duckdb.DuckDBPyConnection, hits: list[tuple[str, int, float, list[str]]],
+    def _fuse(self, hits: list[tuple[str, int, float, list[str]]],
               weights: dict[str, float], req: SearchRequest,
               exp: synonyms.Expansion) -> tuple[list[tuple], list[tuple]]:
         terms = exp.terms[:MAX_COVERAGE_TERMS]
@@ -266,7 +266,7 @@ class SearchEngine:
         groups = [g for g in exp.groups if g[0] in bit]
         masks = [sum(bit.get(t, 0) for t in g) for g in groups]
         idf = [weight(g) for g in groups]
-        cur = self._local.sess
+        cur = self._local.sess  # the session cursor: its temp tables and prepared statements
         cur.execute("DELETE FROM _hits; DELETE FROM _docs; DELETE FROM _groups; DELETE FROM _fused")
         cur.execute("INSERT INTO _hits SELECT unnest(?::VARCHAR[]), unnest(?::INTEGER[]), unnest(?::DOUBLE[]), "
                     "unnest(?::BIGINT[])",
