@@ -1,9 +1,12 @@
 -- Per-cursor search session: input tables and prepared statements, created once per cursor so a
--- search pays no SQL planning for fusion and actors (planning, not execution, dominated them).
--- The steps themselves are documented in fuse.sql / slots.sql / actors.sql.
-CREATE TEMP TABLE _hits (lane VARCHAR, doc_id INTEGER, lex DOUBLE, bits BIGINT);
-CREATE TEMP TABLE _docs (doc_id INTEGER, doc_key VARCHAR, episode_id VARCHAR, actor_id VARCHAR,
-                         workspace_id VARCHAR, time TIMESTAMPTZ, outcome VARCHAR);
+-- search pays no SQL planning for tokenizing, fusion and actors (planning, not execution,
+-- dominated them). The steps themselves are documented in fuse.sql / slots.sql / actors.sql.
+CREATE TEMP TABLE _query (q VARCHAR);
+-- the query's terms by the index's own tokenizer macro (the text is bound into _query, never SQL)
+PREPARE akw_tokens AS SELECT akw_terms(q) FROM _query;
+CREATE TEMP TABLE _hits (lane VARCHAR, lex DOUBLE, bits BIGINT, doc_id INTEGER, doc_key VARCHAR, episode_id VARCHAR,
+                         actor_id VARCHAR, workspace_id VARCHAR, time TIMESTAMPTZ, outcome VARCHAR, grp VARCHAR,
+                         cap_key VARCHAR);
 CREATE TEMP TABLE _groups (mask BIGINT, weight DOUBLE);
 CREATE TEMP TABLE _fused (lane VARCHAR, lex DOUBLE, bits BIGINT, doc_id INTEGER, doc_key VARCHAR, episode_id VARCHAR,
                           actor_id VARCHAR, workspace_id VARCHAR, time TIMESTAMPTZ, outcome VARCHAR, grp VARCHAR,

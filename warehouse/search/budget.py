@@ -17,7 +17,7 @@ import math
 from typing import Any
 
 from warehouse.errors import Code
-from warehouse.search.contract import LANES, SearchResponse, dumps, response_dict
+from warehouse.search.contract import LANES, BudgetUse, SearchResponse, dumps, response_dict
 
 ACTORS = "actors"
 _PRIORITY = {**{lane: i for i, lane in enumerate(LANES)}, ACTORS: len(LANES)}
@@ -123,7 +123,7 @@ def _ops(d: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 
 def _trimmed(base: dict[str, Any], ops: list[tuple[str, str, str]], n: int, with_ids: bool) -> dict[str, Any]:
-    d = copy.deepcopy(base)
+    d = copy.deepcopy(base) if n else base  # nothing dropped: `base` itself is the answer
     trim = _Trimmer(d)
     for g in d["limits"].get("dropped") or []:  # a response trimmed before keeps its record
         trim.dropped += [(g["lane"], key, g["what"]) for key in g.get("ids", [])]
@@ -136,18 +136,29 @@ def _trimmed(base: dict[str, Any], ops: list[tuple[str, str, str]], n: int, with
     return d
 
 
+def _size(d: dict[str, Any], max_tokens: int) -> int:
+    """UTF-8 bytes of the response text with `used_tokens` = max_tokens (a placeholder of known width)."""
+    d["limits"]["budget"] = {"max_tokens": max_tokens, "used_tokens": max_tokens}
+    return len(dumps(d).encode("utf-8"))
+
+
 def _fits(d: dict[str, Any], max_tokens: int) -> bool:
     # used_tokens <= max_tokens whenever it fits, so the placeholder is never narrower than the real value
-    d["limits"]["budget"] = {"max_tokens": max_tokens, "used_tokens": max_tokens}
-    return estimate_tokens(dumps(d)) <= max_tokens
+    return math.ceil(_size(d, max_tokens) / 4) <= max_tokens
 
 
 def apply_budget(resp: SearchResponse, max_tokens: int) -> SearchResponse:
     """Return a copy of `resp` whose `dump_response` text is at most `max_tokens` (when at all possible)."""
-    base = copy.deepcopy(response_dict(resp))
+    base = response_dict(resp)  # a fresh dict: trimming it never touches `resp`
     ops = _ops(base)
+    fresh = not base["limits"].get("dropped")
     d = _trimmed(base, ops, 0, True)
-    if not _fits(d, max_tokens):
+    size = _size(d, max_tokens)
+    if math.ceil(size / 4) <= max_tokens and fresh:  # the common case: it fits as it is
+        budget = BudgetUse(max_tokens=max_tokens, used_tokens=_used_tokens(size, max_tokens))
+        return resp.model_copy(update={"limits": resp.limits.model_copy(update={"budget": budget})})
+    if math.ceil(size / 4) > max_tokens:
+        base = copy.deepcopy(d)
         lo, hi = 1, len(ops)  # dropping more never makes the text longer: the first n that fits is minimal
         with_ids = _fits(_trimmed(base, ops, hi, True), max_tokens)
         while lo < hi:
@@ -161,16 +172,21 @@ def apply_budget(resp: SearchResponse, max_tokens: int) -> SearchResponse:
             d.setdefault("warnings", []).append({
                 "code": str(Code.BUDGET_EXCEEDED), "lane": "all",
                 "message": f"even without items the response exceeds max_tokens={max_tokens}"})
-    d["limits"]["budget"] = {"max_tokens": max_tokens, "used_tokens": _used_tokens(d)}
+    d["limits"]["budget"] = {"max_tokens": max_tokens,
+                             "used_tokens": _used_tokens(_size(d, max_tokens), max_tokens)}
     return SearchResponse.model_validate(d)
 
 
-def _used_tokens(d: dict[str, Any]) -> int:
-    """Least fixed point of used = tokens(text containing used): the number's own digits count."""
+def _used_tokens(size: int, placeholder: int) -> int:
+    """Least fixed point of used = tokens(text containing used): the number's own digits count.
+
+    `size` is the text's byte length with `placeholder` in the used_tokens field; only that
+    number's digits change, so the text is not serialised again.
+    """
+    bare = size - len(str(placeholder))
     used = 0
     for _ in range(10):
-        d["limits"]["budget"]["used_tokens"] = used
-        now = estimate_tokens(dumps(d))
+        now = math.ceil((bare + len(str(used))) / 4)
         if now == used:
             break
         used = now

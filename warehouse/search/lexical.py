@@ -132,19 +132,42 @@ def analyze(con: duckdb.DuckDBPyConnection, query: str) -> tuple[list[str], list
     Callers that search several lanes analyze once and pass `found` to `lexical_search`; the
     unknown terms matter for query coverage (a query about things never indexed matches little).
     """
+    terms = tokenize(con, query)
+    return terms, lookup(con, terms)
+
+
+def tokenize(con: duckdb.DuckDBPyConnection, query: str) -> list[str]:
+    """The distinct index terms of `query`, sorted (the query is a bound parameter, never SQL)."""
     if not query or not query.strip():
-        return [], []
+        return []
     args = {"query": query[:MAX_QUERY_CHARS]}
     try:
         terms = con.execute(_sql("query_tokens"), args).fetchone()[0]
     except duckdb.CatalogException:  # a database whose builder did not store the macros
         install_tokenizer(con, temp=True)
         terms = con.execute(_sql("query_tokens"), args).fetchone()[0]
-    terms = sorted(set(terms or []))
+    return sorted(set(terms or []))
+
+
+def tokenize_many(con: duckdb.DuckDBPyConnection, texts: list[str]) -> list[list[str]]:
+    """`tokenize` for a batch of texts in one statement (each text's distinct terms, sorted)."""
+    if not texts:
+        return []
+    sql = "SELECT list_transform(?::VARCHAR[], x -> akw_terms(x))"
+    try:
+        rows = con.execute(sql, [texts]).fetchone()[0]
+    except duckdb.CatalogException:
+        install_tokenizer(con, temp=True)
+        rows = con.execute(sql, [texts]).fetchone()[0]
+    return [sorted(set(r or [])) for r in rows]
+
+
+def lookup(con: duckdb.DuckDBPyConnection, terms: list[str]) -> list[tuple[str, int, int]]:
+    """(term, term_id, df) of the terms the vocabulary knows, by term_id (one indexed IN-list lookup)."""
     if not terms:
-        return [], []
+        return []
     sql = _template("query_vocab").replace("{placeholders}", ", ".join("?" * len(terms)))
-    return terms, [(t, int(i), int(df)) for t, i, df in con.execute(sql, terms).fetchall()]
+    return [(t, int(i), int(df)) for t, i, df in con.execute(sql, list(terms)).fetchall()]
 
 
 def query_terms(con: duckdb.DuckDBPyConnection, query: str) -> list[tuple[str, int, bool]]:

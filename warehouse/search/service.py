@@ -67,7 +67,8 @@ OOV_WEIGHT = 0.5  # weight of a query term the index has never seen, relative to
 MAX_COVERAGE_TERMS = 62  # one bit per term in a BIGINT
 LANE_TIMEOUT_S = 0.25  # contract §11
 SEARCH_MEMORY = "100MB"  # DuckDB buffer pool of a search process (the index pages it keeps hot)
-SEARCH_THREADS = 2  # the lexical lane queries of a million documents gain from a second core
+SEARCH_THREADS = 1  # one thread: small statements pay twice the CPU with a second worker (measured), and
+# the lexical lane queries of a million documents gain less from it than that costs
 LANES = ("episodes", "code", "skills")
 MAX_ACTORS = 5  # UJ-1 asks for the top three; a few more give the caller a choice
 SCORE_MAX = 1.9  # max of the FR-5.3 actor formula: 1 + 0.3 + 0.2 + 0.2 + 0.1 + 0.1
@@ -98,6 +99,7 @@ class SearchEngine:
         self._con: duckdb.DuckDBPyConnection | None = None
         self._gen: generation.Generation | None = None
         self._lane_info: dict[str, dict[str, Any]] = {}
+        self._newest = "epoch"
         self._local = threading.local()  # one prepared search session (cursor) per thread
         self._cache: OrderedDict[tuple[str, str], str] = OrderedDict()
         self._cache_size = cache_size
@@ -118,6 +120,7 @@ class SearchEngine:
                 # give freed query memory back to the OS soon: a long-lived search process stays small
                 self._con.execute("SET allocator_flush_threshold = '16MB'")
                 self._lane_info = self._read_lane_info(self._con)
+                self._newest = self._read_newest(self._con)
                 self._cache.clear()
             if self._con is None or self._gen is None:
                 raise KnowledgeError(Code.NOT_READY, "no index generation is published yet (run `akw reindex`)")
@@ -146,6 +149,13 @@ class SearchEngine:
             if lane in info:
                 info[lane].update(rev=rev, failed_units=int(failed), codes=list(codes or []))
         return info
+
+    @staticmethod
+    def _read_newest(con: duckdb.DuckDBPyConnection) -> str:
+        """The newest activity in the index as a UTC literal: the actors' recency reference."""
+        newest = con.execute("SELECT strftime(max(coalesce(ended_at, started_at)) AT TIME ZONE 'UTC', "
+                             "'%Y-%m-%d %H:%M:%S.%f+00') FROM ak_episode").fetchone()[0]
+        return newest or "epoch"
 
     # -- the operation ------------------------------------------------------------------
     def search(self, request: dict[str, Any] | str | SearchRequest) -> SearchResponse:
@@ -193,7 +203,7 @@ class SearchEngine:
         state: dict[str, dict[str, Any]] = {}
         traces: list[TraceLane] = []
         hits: list[tuple[str, int, float, list[str]]] = []
-        exp = synonyms.expand(cur, req.query)
+        exp = synonyms.expand(cur, req.query, terms=self._tokens(req.query))
         found = exp.found
         for lane in lanes:
             st = self._lane_state(lane)
@@ -219,6 +229,13 @@ class SearchEngine:
         for tr in traces:
             tr.items = len(getattr(resp.lanes, tr.lane).items) if getattr(resp.lanes, tr.lane) is not None else 0
         return resp, traces
+
+    def _tokens(self, query: str) -> list[str]:
+        """The query's distinct index terms, sorted, by the session's prepared tokenizer statement
+        (the query is bound into a temp table: planning the tokenizer macros cost more than running them)."""
+        sess = self._local.sess
+        sess.execute("DELETE FROM _query; INSERT INTO _query VALUES (?)", [req_text(query)])
+        return sorted(set(sess.execute("EXECUTE akw_tokens").fetchone()[0] or []))
 
     def _lane_state(self, lane: str) -> dict[str, Any]:
         info = self._lane_info.get(lane, {})
@@ -267,20 +284,20 @@ class SearchEngine:
         masks = [sum(bit.get(t, 0) for t in g) for g in groups]
         idf = [weight(g) for g in groups]
         cur = self._local.sess  # the session cursor: its temp tables and prepared statements
-        cur.execute("DELETE FROM _hits; DELETE FROM _docs; DELETE FROM _groups; DELETE FROM _fused")
-        cur.execute("INSERT INTO _hits SELECT unnest(?::VARCHAR[]), unnest(?::INTEGER[]), unnest(?::DOUBLE[]), "
-                    "unnest(?::BIGINT[])",
-                    [[h[0] for h in hits], [int(h[1]) for h in hits], [float(h[2]) for h in hits],
-                     [sum(bit.get(t, 0) for t in h[3]) for h in hits]])
-        cur.execute(_sql("docs").replace("{doc_ids}", ",".join(str(int(h[1])) for h in hits)))
-        cur.execute("INSERT INTO _groups SELECT unnest(?::BIGINT[]), unnest(?::DOUBLE[])", [masks, idf])
+        cur.execute("DELETE FROM _hits; DELETE FROM _fused; DELETE FROM _groups; "
+                    "INSERT INTO _groups SELECT unnest(?::BIGINT[]), unnest(?::DOUBLE[])", [masks, idf])
+        cur.execute(_sql("hits").replace("{doc_ids}", ",".join(str(int(h[1])) for h in hits)),
+                    {"lanes": [h[0] for h in hits], "doc_ids": [int(h[1]) for h in hits],
+                     "lex": [float(h[2]) for h in hits], "bits": [sum(bit.get(t, 0) for t in h[3]) for h in hits]})
         quotas = _quotas(weights, req)
-        num = [float(weights.get(ln, 0.0)) for ln in LANES] + [sum(idf) or 1.0, MIN_COVERAGE, MIN_BEST_COVERAGE,
-                                                               2 if len(groups) >= 3 else 1, K_LANE, RRF_K]
-        cur.execute(f"EXECUTE akw_fuse({', '.join(repr(x) for x in num)})")
+        # EXECUTE arguments typed exactly as declared: a type mismatch re-binds the statement each time
+        args = [_double(weights.get(ln, 0.0)) for ln in LANES] + [
+            _double(sum(idf) or 1.0), _double(MIN_COVERAGE), _double(MIN_BEST_COVERAGE),
+            _bigint(2 if len(groups) >= 3 else 1), _bigint(K_LANE), _double(RRF_K)]
+        cur.execute(f"EXECUTE akw_fuse({', '.join(args)})")
         slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
-        fused = cur.execute(f"EXECUTE akw_slots({', '.join(str(int(x)) for x in slots)})").fetchall()
-        return fused, cur.execute("EXECUTE akw_actors").fetchall()
+        fused = cur.execute(f"EXECUTE akw_slots({', '.join(_bigint(x) for x in slots)})").fetchall()
+        return fused, cur.execute(f"EXECUTE akw_actors('{self._newest}'::TIMESTAMPTZ)").fetchall()
 
     # -- response ---------------------------------------------------------------------
     def _assemble(self, cur: duckdb.DuckDBPyConnection, gen: generation.Generation, req: SearchRequest,
@@ -382,13 +399,11 @@ class SearchEngine:
         picked = [r for r in rows if r[0] in evidence][: min(req.limit, MAX_ACTORS)]
         if not picked:
             return []
-        skills: dict[str, list[ActorSkill]] = {}
-        for actor_id, name, uses in cur.execute(_sql("actor_skills"), {"actor_ids": [r[0] for r in picked]}).fetchall():
-            skills.setdefault(actor_id, []).append(ActorSkill(name=name, uses=int(uses)))
+        skills = {r[0]: [ActorSkill(name=s["name"], uses=int(s["uses"])) for s in r[-1]] for r in picked}
         ru = any("а" <= ch.lower() <= "я" or ch.lower() == "ё" for ch in req.query)
         out = []
         for (actor_id, kind, source, name, dispatch_mode, _rate, _total, n_eps, _max_rel, _top3, success, recency,
-             same_ws, overlap, last_time, score) in picked:
+             same_ws, overlap, last_time, score, _skills) in picked:
             ev = sorted(evidence[actor_id], key=lambda k: order[k])[:3]
             out.append(Actor(
                 actor_id=actor_id, name=name, kind=kind, source=source,
@@ -417,12 +432,30 @@ def _session(cur: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     scans of "empty" tables): statistics propagation is off for this cursor.
     """
     cur.execute("SET disabled_optimizers = 'statistics_propagation'")
+    try:
+        cur.execute("SELECT akw_terms('')")
+    except duckdb.CatalogException:  # a database whose builder did not store the tokenizer macros
+        lexical.install_tokenizer(cur, temp=True)
     for stmt in cur.extract_statements(_sql("session")):
         cur.execute(stmt)
     for name in ("fuse", "slots"):
         cur.execute(_sql(name))
     cur.execute("PREPARE akw_actors AS\n" + _sql("actors"))
     return cur
+
+
+def _double(x: float) -> str:
+    """A DOUBLE literal for EXECUTE (only numbers ever become SQL text)."""
+    return f"{float(x)!r}::DOUBLE"
+
+
+def _bigint(x: int) -> str:
+    return f"{int(x)}::BIGINT"
+
+
+def req_text(query: str) -> str:
+    """The part of a query the tokenizer sees (contract 000: at most 2000 characters)."""
+    return query[: lexical.MAX_QUERY_CHARS]
 
 
 def _quotas(weights: dict[str, float], req: SearchRequest) -> dict[str, int]:

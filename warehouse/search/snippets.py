@@ -31,13 +31,25 @@ def _stem(term: str) -> str:
 
 
 def _matches(text: str, terms: list[str]) -> list[tuple[int, int]]:
-    """(start, term index) of every word starting with a term's stem, in text order."""
+    """(start, term index) of every word starting with a term's stem, in text order.
+
+    A word matches a stem it starts with, or (4+ letters) a longer stem it is the start of; both
+    need the same first four letters (or the whole of a shorter stem), so words are bucketed by
+    those and most are skipped with one dict lookup (texts can be long tool outputs).
+    """
     stems = [_stem(t) for t in dict.fromkeys(t.strip() for t in terms) if t]
-    low = text.lower()
+    by_head: dict[str, list[tuple[int, str]]] = {}
+    short = [(i, stem) for i, stem in enumerate(stems) if len(stem) < 4]
+    for i, stem in enumerate(stems):
+        if len(stem) >= 4:
+            by_head.setdefault(stem[:4], []).append((i, stem))
     out = []
-    for m in _WORD.finditer(low):
+    for m in _WORD.finditer(text.lower()):
         word = m.group(0)
-        for i, stem in enumerate(stems):
+        cands = by_head.get(word[:4], ())
+        if short:
+            cands = sorted([*cands, *short])
+        for i, stem in cands:
             if word.startswith(stem) or (len(stem) > len(word) >= 4 and stem.startswith(word)):
                 out.append((m.start(), i))
     return out

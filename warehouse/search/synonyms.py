@@ -73,40 +73,32 @@ class Expansion:
     groups: list[list[str]]            # per original term: [term, *equivalent terms]
 
 
-_TERM_MAP: dict[str, str] = {}
+_TERM_MAP: dict[str, list[str]] = {}
 
 
-def _term_map(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    """term (as the tokenizer makes it) -> equivalent words; built once per process."""
+def _term_map(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
+    """term (as the tokenizer makes it) -> the terms of its equivalent words; built once per process
+    with one tokenizer statement for the whole table."""
     if not _TERM_MAP:
-        for key, words in EQUIV.items():
-            for term in lexical.analyze(con, key)[0] or [key]:
-                _TERM_MAP.setdefault(term.lstrip("="), words)
+        keys = list(EQUIV)
+        tokens = lexical.tokenize_many(con, keys + [EQUIV[k] for k in keys])
+        for n, key in enumerate(keys):
+            for term in tokens[n] or [key]:
+                _TERM_MAP.setdefault(term.lstrip("="), tokens[len(keys) + n])
     return _TERM_MAP
 
 
-def expand(con: duckdb.DuckDBPyConnection, query: str) -> Expansion:
-    """Tokenize the query like the index does, then add the terms of listed equivalents."""
-    terms, found = lexical.analyze(con, query)
+def expand(con: duckdb.DuckDBPyConnection, query: str, terms: list[str] | None = None) -> Expansion:
+    """Tokenize the query like the index does (or take its `terms`), add the terms of listed
+    equivalents, and look them all up in the vocabulary at once."""
+    terms = lexical.tokenize(con, query) if terms is None else terms
     table = _term_map(con)
-    extra_words = {t: table[t.lstrip("=")] for t in terms if t.lstrip("=") in table}
     groups = [[t] for t in terms]
-    if not extra_words:
-        return Expansion(terms, found, groups)
     all_terms = list(terms)
-    known = {t for t, _, _ in found}
-    found = list(found)
-    for i, t in enumerate(terms):
-        if t not in extra_words:
-            continue
-        eq_terms, eq_found = lexical.analyze(con, extra_words[t])
-        for term in eq_terms:
-            if term not in groups[i]:
-                groups[i].append(term)
+    for group in groups:
+        for term in table.get(group[0].lstrip("="), ()):
+            if term not in group:
+                group.append(term)
             if term not in all_terms:
                 all_terms.append(term)
-        for row in eq_found:
-            if row[0] not in known:
-                known.add(row[0])
-                found.append(row)
-    return Expansion(all_terms, sorted(found, key=lambda r: r[1]), groups)
+    return Expansion(all_terms, lexical.lookup(con, all_terms), groups)
