@@ -165,6 +165,21 @@ def test_kc12_same_rev_same_bytes(wh: Warehouse) -> None:
     assert "query" not in json.dumps(a["trace"])
 
 
+def test_kc12_answer_does_not_depend_on_earlier_searches(wh: Warehouse) -> None:
+    """A long-lived engine answers like a fresh one: prepared statements and session tables keep no state."""
+    probe = {"schema": "knowledge.search/v1", "query": "who updated dns records for iya.ru", "mode": "find_agent",
+             "include": ["episodes", "code", "skills"]}
+    fresh = Warehouse.open(wh.paths.dsh_home, wh.paths.autoclaw_root, wh.paths.home)
+    expected = json.dumps(_no_trace(fresh.search(dict(probe))), sort_keys=True)
+    busy = Warehouse.open(wh.paths.dsh_home, wh.paths.autoclaw_root, wh.paths.home)
+    for query in ("certbot renew", "какой навык есть для выкладки сайта iya.ru?", "who locked down sshd",
+                  "pg_dump backup", "flaky test", "nginx proxy", "кто мигрировал iya.ru"):
+        for mode in ("auto", "find_agent", "find_skill"):
+            busy.search({"schema": "knowledge.search/v1", "query": query, "mode": mode,
+                         "include": ["episodes", "code", "skills"]})
+    assert json.dumps(_no_trace(busy.search(dict(probe))), sort_keys=True) == expected
+
+
 def _digest(root: Path) -> dict[str, str]:
     return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(root.rglob("*")) if p.is_file()}

@@ -1,6 +1,7 @@
 -- Step 2 of a query: sum the precomputed impacts of the query's term ids per document of one
--- lane. {term_ids} is a LITERAL list of integers from step 1 (it keeps zone-map skipping on the
--- sorted table; IN (subquery) loses it). Exact-identifier terms ({ident_ids}) weigh
+-- lane. {postings} = lexical_postings.sql once per query term (LITERAL integers from step 1),
+-- UNION ALL: each keeps zone-map skipping on the sorted table (IN (subquery) loses it, a literal
+-- IN list keeps only its min..max range). Exact-identifier terms ({ident_ids}) weigh
 -- {ident_boost}x. {term_bits} maps each term_id to one bit, so `matched` says which query terms
 -- a document has without a list aggregate. {candidates} is empty or lexical_candidates.sql;
 -- {filter} is empty or lexical_filter.sql. Ties are broken by doc_id: same index, same list.
@@ -8,8 +9,7 @@ WITH hits AS (
     SELECT doc_id,
            sum(impact * CASE WHEN term_id IN ({ident_ids}) THEN {ident_boost} ELSE 1 END) AS score,
            bit_or(CASE term_id {term_bits} END) AS matched
-    FROM fts_postings
-    WHERE lane = ? AND term_id IN ({term_ids})
+    FROM ({postings}) AS p
     {candidates}
     GROUP BY doc_id
 )

@@ -53,6 +53,7 @@ from warehouse.search.contract import (
 from warehouse.search.filters import lane_predicate
 from warehouse.search.routing import lane_weights, route
 from warehouse.search.snippets import make_snippet
+from warehouse.search.watchdog import Watchdog
 from warehouse.settings import Settings
 
 log = logging.getLogger("akw.search")
@@ -101,6 +102,7 @@ class SearchEngine:
         self._lane_info: dict[str, dict[str, Any]] = {}
         self._newest = "epoch"
         self._local = threading.local()  # one prepared search session (cursor) per thread
+        self._watchdog = Watchdog()  # interrupts a lane query past LANE_TIMEOUT_S
         self._cache: OrderedDict[tuple[str, str], str] = OrderedDict()
         self._cache_size = cache_size
 
@@ -210,7 +212,7 @@ class SearchEngine:
             t = time.perf_counter()
             if not st["unavailable"] and lane in req.include:
                 try:
-                    rows = self._lane_hits(cur, lane, req, found) if found else []
+                    rows = self._lane_hits(cur, lane, req, found, st["docs"]) if found else []
                     hits += [(lane, d, s, terms) for d, s, terms in rows]
                     st["hits"] = len(rows)
                 except duckdb.InterruptException:
@@ -255,15 +257,11 @@ class SearchEngine:
         return st
 
     def _lane_hits(self, cur: duckdb.DuckDBPyConnection, lane: str, req: SearchRequest,
-                   found: list[tuple[str, int, int]]) -> list[tuple[int, float, list[str]]]:
+                   found: list[tuple[str, int, int]], lane_docs: int) -> list[tuple[int, float, list[str]]]:
         where, params = lane_predicate(lane, req.filters)
-        timer = threading.Timer(LANE_TIMEOUT_S, cur.interrupt)
-        timer.start()
-        try:
+        with self._watchdog.deadline(cur, LANE_TIMEOUT_S):
             return lexical.lexical_search(cur, lane, req.query, k=K_RAW if lane == "episodes" else K_LANE,
-                                          where_sql=where, params=params, found=found)
-        finally:
-            timer.cancel()
+                                          where_sql=where, params=params, found=found, lane_docs=lane_docs)
 
     def _fuse(self, hits: list[tuple[str, int, float, list[str]]],
               weights: dict[str, float], req: SearchRequest,
