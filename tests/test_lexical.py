@@ -10,6 +10,7 @@ import pyarrow as pa
 import pytest
 
 from warehouse.db import connect
+from warehouse.search import literals
 from warehouse.search.lexical import (
     BM25_B,
     BM25_K1,
@@ -172,9 +173,9 @@ def test_ties_are_ordered_by_doc_id_and_repeatable(con) -> None:
 def test_where_sql_filters_before_limit(con) -> None:
     full = keys(lexical_search(con, "episodes", "миграция"))
     assert full[:2] == ["e11", "e01"]  # «Миграция базы» says it twice in fewer words
-    res = lexical_search(con, "episodes", "миграция", k=1, where_sql="d.doc_key <> ?", params=["e11"])
+    res = lexical_search(con, "episodes", "миграция", k=1, where_sql=f"d.doc_key <> {literals.text('e11')}")
     assert keys(res) == ["e01"]  # not empty: the filter ran before LIMIT 1
-    assert lexical_search(con, "episodes", "миграция", where_sql="d.title = ?", params=["нет такого"]) == []
+    assert lexical_search(con, "episodes", "миграция", where_sql=f"d.title = {literals.text('нет такого')}") == []
 
 
 def test_query_is_a_literal(con) -> None:
@@ -266,9 +267,9 @@ def test_maxscore_pruning_equals_full_evaluation() -> None:
     build_lexical_index(c, chunk_docs=1000)
     used = Counter()
     for lane, q in queries:
-        for where, params in (("", None), ("d.doc_key >= ?", ["x01000"])):
-            full, s_full = search_with_strategy(c, lane, q, 10, where, params, prune_min_postings=10**12)
-            got, s_got = search_with_strategy(c, lane, q, 10, where, params, prune_min_postings=0,
+        for where in ("", f"d.doc_key >= {literals.text('x01000')}"):
+            full, s_full = search_with_strategy(c, lane, q, 10, where, prune_min_postings=10**12)
+            got, s_got = search_with_strategy(c, lane, q, 10, where, prune_min_postings=0,
                                               essential_postings=60)
             assert got == full, (lane, q, where)
             assert s_full in ("full", "none")

@@ -180,6 +180,23 @@ def test_kc12_answer_does_not_depend_on_earlier_searches(wh: Warehouse) -> None:
     assert json.dumps(_no_trace(busy.search(dict(probe))), sort_keys=True) == expected
 
 
+def test_search_process_stays_lean(wh: Warehouse) -> None:
+    """Searching binds no Python values (they make DuckDB import pandas: +85 MB RSS); filters included."""
+    p = wh.paths
+    code = (
+        "import sys, json\nfrom warehouse.api import Warehouse\n"
+        f"wh = Warehouse.open({str(p.dsh_home)!r}, {str(p.autoclaw_root)!r}, {str(p.home)!r})\n"
+        "r = wh.search({'schema': 'knowledge.search/v1', 'query': 'кто чинил MySQL на 176.99.5.35',"
+        " 'include': ['episodes', 'code', 'skills'], 'filters': {'since': '2020-01-01T00:00:00Z',"
+        " 'workspaces': ['/nowhere', 'x\\'y'], 'paths': ['src/'], 'skills': ['deploy-iya-ru']}})\n"
+        "wh.search({'schema': 'knowledge.search/v1', 'query': 'deploy-iya-ru', 'include': ['skills']})\n"
+        "print(json.dumps(['pandas' in sys.modules, 'numpy' in sys.modules]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [False, False]
+
+
 def _digest(root: Path) -> dict[str, str]:
     return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(root.rglob("*")) if p.is_file()}

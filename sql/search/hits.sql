@@ -1,15 +1,18 @@
--- This search's lane hits with the cheap columns fusion needs, in one statement: the hit lists are
--- bound parameters, {doc_ids} = the same ids as literal ints (an index scan of ak_document).
+-- This search's lane hits with the cheap columns fusion needs, in one statement. {rows} is one
+-- literal of numbers only ('lane_no,doc_id,lex,bits;…', literals.number_rows): parsing one string
+-- is much cheaper than binding hundreds of list constants. {doc_ids} = the same ids as a plain IN
+-- list (zone maps prune the scan of ak_document).
 -- grp = what one lane item stands for (an episode, a skill name, a chunk); cap_key = what the
 -- diversity caps count (a code chunk's path, read from its stable id chunk:<ws>:<path>:<n>).
 INSERT INTO _hits
-SELECT h.lane, h.lex, h.bits, doc.doc_id, doc.doc_key, doc.episode_id, doc.actor_id, doc.workspace_id, doc.time,
+SELECT ['episodes', 'code', 'skills'][h.lane_no + 1] AS lane, h.lex, h.bits, doc.doc_id, doc.doc_key, doc.episode_id, doc.actor_id, doc.workspace_id, doc.time,
        doc.outcome,
-       CASE WHEN h.lane = 'episodes' AND doc.episode_id IS NOT NULL THEN doc.episode_id
-            WHEN h.lane = 'skills' THEN split_part(doc.doc_key, ':', 3)   -- skill:<root>:<name>[:…]
+       CASE WHEN h.lane_no = 0 AND doc.episode_id IS NOT NULL THEN doc.episode_id
+            WHEN h.lane_no = 2 THEN split_part(doc.doc_key, ':', 3)   -- skill:<root>:<name>[:…]
             ELSE doc.doc_key END AS grp,
-       CASE WHEN h.lane = 'code' THEN regexp_replace(doc.doc_key, ':[0-9]+$', '')
+       CASE WHEN h.lane_no = 1 THEN regexp_replace(doc.doc_key, ':[0-9]+$', '')
             ELSE doc.doc_key END AS cap_key
-FROM (SELECT unnest($lanes::VARCHAR[]) AS lane, unnest($doc_ids::INTEGER[]) AS doc_id,
-             unnest($lex::DOUBLE[]) AS lex, unnest($bits::BIGINT[]) AS bits) AS h
+FROM (SELECT split_part(r, ',', 1)::INTEGER AS lane_no, split_part(r, ',', 2)::INTEGER AS doc_id,
+             split_part(r, ',', 3)::DOUBLE AS lex, split_part(r, ',', 4)::BIGINT AS bits
+      FROM unnest(string_split({rows}, ';')) AS t(r)) AS h
 JOIN (SELECT * FROM ak_document WHERE doc_id IN ({doc_ids})) AS doc ON doc.doc_id = h.doc_id;

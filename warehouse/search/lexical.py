@@ -4,10 +4,10 @@ Why not `match_bm25` of the fts extension: it scans the whole index per query (h
 at 1M documents), its default `ignore` regex drops digits (IPs, ports) and it stems with porter
 only. Here BM25 term weights are precomputed per lane into `fts_postings`, sorted by
 (lane, term_id, doc_id). A query is tokenized by the same SQL macro as the documents (the query
-is a bound parameter), its terms are looked up in `fts_vocab` (step 1), and the impacts are
-summed with a literal `term_id IN (...)` list of integers (step 2), which keeps row-group skipping.
+is a hex-encoded text literal, see literals.py), its terms are looked up in `fts_vocab` (step 1),
+and the impacts are summed per term id (step 2), literal integers that keep row-group skipping.
 
-All SQL lives in `sql/index/*.sql`; only integers from step 1, '?' placeholders and the
+All SQL lives in `sql/index/*.sql`; only integers from step 1, literals.py literals and the
 caller's trusted `where_sql` are ever placed into SQL text.
 """
 
@@ -18,6 +18,8 @@ from functools import cache
 from pathlib import Path
 
 import duckdb
+
+from warehouse.search import literals
 
 SQL_DIR = Path(__file__).resolve().parents[2] / "sql" / "index"
 
@@ -143,12 +145,12 @@ def tokenize(con: duckdb.DuckDBPyConnection, query: str) -> list[str]:
     """The distinct index terms of `query`, sorted (the query is a bound parameter, never SQL)."""
     if not query or not query.strip():
         return []
-    args = {"query": query[:MAX_QUERY_CHARS]}
+    sql = _template("query_tokens").replace("{query}", literals.text(query[:MAX_QUERY_CHARS]))
     try:
-        terms = con.execute(_sql("query_tokens"), args).fetchone()[0]
+        terms = con.execute(sql).fetchone()[0]
     except duckdb.CatalogException:  # a database whose builder did not store the macros
         install_tokenizer(con, temp=True)
-        terms = con.execute(_sql("query_tokens"), args).fetchone()[0]
+        terms = con.execute(sql).fetchone()[0]
     return sorted(set(terms or []))
 
 
@@ -156,12 +158,12 @@ def tokenize_many(con: duckdb.DuckDBPyConnection, texts: list[str]) -> list[list
     """`tokenize` for a batch of texts in one statement (each text's distinct terms, sorted)."""
     if not texts:
         return []
-    sql = "SELECT list_transform(?::VARCHAR[], x -> akw_terms(x))"
+    sql = f"SELECT list_transform({literals.texts(texts)}, x -> akw_terms(x))"
     try:
-        rows = con.execute(sql, [texts]).fetchone()[0]
+        rows = con.execute(sql).fetchone()[0]
     except duckdb.CatalogException:
         install_tokenizer(con, temp=True)
-        rows = con.execute(sql, [texts]).fetchone()[0]
+        rows = con.execute(sql).fetchone()[0]
     return [sorted(set(r or [])) for r in rows]
 
 
@@ -169,8 +171,8 @@ def lookup(con: duckdb.DuckDBPyConnection, terms: list[str]) -> list[tuple[str, 
     """(term, term_id, df) of the terms the vocabulary knows, by term_id (one indexed IN-list lookup)."""
     if not terms:
         return []
-    sql = _template("query_vocab").replace("{placeholders}", ", ".join("?" * len(terms)))
-    return [(t, int(i), int(df)) for t, i, df in con.execute(sql, list(terms)).fetchall()]
+    sql = _template("query_vocab").replace("{terms}", ", ".join(literals.text(t) for t in terms))
+    return [(t, int(i), int(df)) for t, i, df in con.execute(sql).fetchall()]
 
 
 def query_terms(con: duckdb.DuckDBPyConnection, query: str) -> list[tuple[str, int, bool]]:
@@ -187,17 +189,16 @@ def lexical_search(
     query: str,
     k: int = 30,
     where_sql: str = "",
-    params: list | None = None,
     found: list[tuple[str, int, int]] | None = None,
     lane_docs: int | None = None,
 ) -> list[tuple[int, float, list[str]]]:
     """Top-k documents of one lane by BM25: (doc_id, score, matched terms), score desc, doc_id asc.
 
-    `where_sql` is a trusted predicate on ak_document alias `d` with positional `?` params
-    (`params`); it is applied before the limit. `found` = `analyze(con, query)[1]` skips the lookup.
+    `where_sql` is a trusted predicate on ak_document alias `d` (values as literals.py literals);
+    it is applied before the limit. `found` = `analyze(con, query)[1]` skips the lookup.
     `lane_docs` (the lane's document count, when known) picks one scan for a small lane.
     """
-    return search_with_strategy(con, lane, query, k, where_sql, params, found=found, lane_docs=lane_docs)[0]
+    return search_with_strategy(con, lane, query, k, where_sql, found=found, lane_docs=lane_docs)[0]
 
 
 def search_with_strategy(
@@ -206,7 +207,6 @@ def search_with_strategy(
     query: str,
     k: int = 30,
     where_sql: str = "",
-    params: list | None = None,
     *,
     prune_min_postings: int = PRUNE_MIN_POSTINGS,
     essential_postings: int = PRUNE_ESSENTIAL_POSTINGS,
@@ -220,8 +220,7 @@ def search_with_strategy(
         return [], "none"
     if len(found) > MAX_QUERY_TERMS:  # keep the most selective terms, deterministically
         found = sorted(sorted(found, key=lambda r: (r[2], r[1]))[:MAX_QUERY_TERMS], key=lambda r: r[1])
-    plan = _Plan(found, k, where_sql, list(params or []),
-                 per_term=lane_docs is None or lane_docs >= PER_TERM_MIN_DOCS)
+    plan = _Plan(found, k, where_sql, per_term=lane_docs is None or lane_docs >= PER_TERM_MIN_DOCS)
     strategy = "full"
     if sum(df for _, _, df in found) > prune_min_postings:
         rows, tried = _search_pruned(con, lane, plan, prune_min_postings, essential_postings)
@@ -234,13 +233,12 @@ def search_with_strategy(
 class _Plan:
     """The step-2 SQL for one query: literal term ids, weights, bits, filter."""
 
-    def __init__(self, found: list[tuple[str, int, int]], k: int, where_sql: str, params: list,
-                 per_term: bool = True) -> None:
+    def __init__(self, found: list[tuple[str, int, int]], k: int, where_sql: str, per_term: bool = True) -> None:
         self.per_term = per_term
         self.terms = [term for term, _, _ in found]
         self.ids = [tid for _, tid, _ in found]
         self.weight = {tid: IDENT_BOOST if term.startswith("=") else 1 for term, tid, _ in found}
-        self.k, self.where_sql, self.params = k, where_sql, params
+        self.k, self.where_sql = k, where_sql
 
     def run(self, con: duckdb.DuckDBPyConnection, lane: str, essential: list[int] | None = None) -> list[tuple]:
         ident_ids = [tid for tid, w in self.weight.items() if w != 1] or [-1]
@@ -248,17 +246,15 @@ class _Plan:
             _template("lexical_search")
             .replace("{candidates}", _template("lexical_candidates") if essential else "")
             .replace("{filter}", _template("lexical_filter") if self.where_sql.strip() else "")
-            .replace("{postings}", _postings(self.ids, self.per_term))
-            .replace("{essential_postings}", _postings(essential or [], self.per_term))
+            .replace("{postings}", _postings(lane, self.ids, self.per_term))
+            .replace("{essential_postings}", _postings(lane, essential or [], self.per_term))
             .replace("{ident_ids}", _ints(ident_ids))
             .replace("{term_bits}", " ".join(f"WHEN {tid} THEN {1 << n}::UBIGINT" for n, tid in enumerate(self.ids)))
             .replace("{ident_boost}", str(IDENT_BOOST))
             .replace("{k}", str(self.k))
             .replace("{where_sql}", self.where_sql)  # last: trusted text is never re-scanned
         )
-        scans = (len(self.ids) + len(essential or [])) if self.per_term else (2 if essential else 1)
-        args = [lane] * scans
-        return con.execute(sql, args + (self.params if self.where_sql.strip() else [])).fetchall()
+        return con.execute(sql).fetchall()
 
     def decode(self, rows: list[tuple]) -> list[tuple[int, float, list[str]]]:
         return [
@@ -277,8 +273,8 @@ def _search_pruned(
     document can enter the top k and the result equals the full evaluation. Returns
     (rows or None, whether a pruned query ran); None means: evaluate in full.
     """
-    sql = _template("query_lane_terms").replace("{term_ids}", _ints(plan.ids))
-    stats = sorted((df, tid, mx) for tid, df, mx in con.execute(sql, [lane]).fetchall())
+    sql = _template("query_lane_terms").replace("{term_ids}", _ints(plan.ids)).replace("{lane}", literals.text(lane))
+    stats = sorted((df, tid, mx) for tid, df, mx in con.execute(sql).fetchall())
     essential, budget = [], 0
     for df, tid, _ in stats:
         if essential and budget + df > essential_postings:
@@ -300,10 +296,9 @@ def _template(name: str) -> str:
     return "\n".join(ln for ln in _sql(name).splitlines() if not ln.lstrip().startswith("--"))
 
 
-def _postings(ids: list[int], per_term: bool = True) -> str:
-    """lexical_postings.sql once per term id, UNION ALL (one `?` lane parameter each), or one
-    scan of all the terms (`per_term=False`)."""
-    one = _template("lexical_postings")
+def _postings(lane: str, ids: list[int], per_term: bool = True) -> str:
+    """lexical_postings.sql once per term id, UNION ALL, or one scan of all the terms (`per_term=False`)."""
+    one = _template("lexical_postings").replace("{lane}", literals.text(lane))
     if not per_term:
         return one.replace("term_id = {term_id}", f"term_id IN ({_ints(ids)})")
     return " UNION ALL ".join(one.replace("{term_id}", str(int(i))) for i in ids)

@@ -23,7 +23,7 @@ import duckdb
 
 from warehouse import generation
 from warehouse.errors import Code, KnowledgeError
-from warehouse.search import lexical, synonyms
+from warehouse.search import lexical, literals, synonyms
 from warehouse.search.budget import apply_budget
 from warehouse.search.contract import (
     Actor,
@@ -51,6 +51,7 @@ from warehouse.search.contract import (
     parse_request,
 )
 from warehouse.search.filters import lane_predicate
+from warehouse.search.heap import keep_heap_warm
 from warehouse.search.routing import lane_weights, route
 from warehouse.search.snippets import make_snippet
 from warehouse.search.watchdog import Watchdog
@@ -103,6 +104,7 @@ class SearchEngine:
         self._newest = "epoch"
         self._local = threading.local()  # one prepared search session (cursor) per thread
         self._watchdog = Watchdog()  # interrupts a lane query past LANE_TIMEOUT_S
+        keep_heap_warm()
         self._cache: OrderedDict[tuple[str, str], str] = OrderedDict()
         self._cache_size = cache_size
 
@@ -236,7 +238,7 @@ class SearchEngine:
         """The query's distinct index terms, sorted, by the session's prepared tokenizer statement
         (the query is bound into a temp table: planning the tokenizer macros cost more than running them)."""
         sess = self._local.sess
-        sess.execute("DELETE FROM _query; INSERT INTO _query VALUES (?)", [req_text(query)])
+        sess.execute(f"DELETE FROM _query; INSERT INTO _query VALUES ({literals.text(req_text(query))})")
         return sorted(set(sess.execute("EXECUTE akw_tokens").fetchone()[0] or []))
 
     def _lane_state(self, lane: str) -> dict[str, Any]:
@@ -258,10 +260,10 @@ class SearchEngine:
 
     def _lane_hits(self, cur: duckdb.DuckDBPyConnection, lane: str, req: SearchRequest,
                    found: list[tuple[str, int, int]], lane_docs: int) -> list[tuple[int, float, list[str]]]:
-        where, params = lane_predicate(lane, req.filters)
+        where = lane_predicate(lane, req.filters)
         with self._watchdog.deadline(cur, LANE_TIMEOUT_S):
             return lexical.lexical_search(cur, lane, req.query, k=K_RAW if lane == "episodes" else K_LANE,
-                                          where_sql=where, params=params, found=found, lane_docs=lane_docs)
+                                          where_sql=where, found=found, lane_docs=lane_docs)
 
     def _fuse(self, hits: list[tuple[str, int, float, list[str]]],
               weights: dict[str, float], req: SearchRequest,
@@ -282,11 +284,11 @@ class SearchEngine:
         masks = [sum(bit.get(t, 0) for t in g) for g in groups]
         idf = [weight(g) for g in groups]
         cur = self._local.sess  # the session cursor: its temp tables and prepared statements
-        cur.execute("DELETE FROM _hits; DELETE FROM _fused; DELETE FROM _groups; "
-                    "INSERT INTO _groups SELECT unnest(?::BIGINT[]), unnest(?::DOUBLE[])", [masks, idf])
-        cur.execute(_sql("hits").replace("{doc_ids}", ",".join(str(int(h[1])) for h in hits)),
-                    {"lanes": [h[0] for h in hits], "doc_ids": [int(h[1]) for h in hits],
-                     "lex": [float(h[2]) for h in hits], "bits": [sum(bit.get(t, 0) for t in h[3]) for h in hits]})
+        cur.execute("DELETE FROM _hits; DELETE FROM _fused; DELETE FROM _groups; INSERT INTO _groups "
+                    f"SELECT unnest({literals.integers(masks)}), unnest({literals.doubles(idf)})")
+        rows = literals.number_rows((LANES.index(h[0]), h[1], float(h[2]), sum(bit.get(t, 0) for t in h[3]))
+                                    for h in hits)
+        cur.execute(_sql("hits").replace("{doc_ids}", ",".join(str(int(h[1])) for h in hits)).replace("{rows}", rows))
         quotas = _quotas(weights, req)
         # EXECUTE arguments typed exactly as declared: a type mismatch re-binds the statement each time
         args = [_double(weights.get(ln, 0.0)) for ln in LANES] + [
@@ -380,7 +382,8 @@ class SearchEngine:
     def _attach_used_by(self, cur: duckdb.DuckDBPyConnection, skills: list[SkillItem]) -> None:
         if not skills:
             return
-        rows = cur.execute(_sql("skill_used_by"), {"skill_ids": [s.id for s in skills]}).fetchall()
+        sql = _sql("skill_used_by").replace("{skill_ids}", literals.texts(s.id for s in skills))
+        rows = cur.execute(sql).fetchall()
         by: dict[str, list[UsedBy]] = {}
         for skill_id, actor_id, episode_id, uses in rows:
             by.setdefault(skill_id, []).append(UsedBy(actor_id=actor_id, episode_id=episode_id, uses=int(uses)))

@@ -1,0 +1,58 @@
+"""Hex-encoded literals round-trip any text through DuckDB and never import pandas."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import UTC, datetime
+
+import duckdb
+import pytest
+
+from warehouse.search import literals
+
+NASTY = ["'; DROP TABLE x; --", "кто чинил MySQL «176.99.5.35»", "\\x00'\"$1?", "", "emoji 🙂 and \u00a0nbsp", "?"]
+
+
+@pytest.mark.parametrize("value", NASTY)
+def test_text_round_trips_and_holds_no_sql(value: str) -> None:
+    sql = literals.text(value)
+    assert set(sql.removeprefix("decode(from_hex('").removesuffix("'))")) <= set("0123456789abcdef")
+    assert duckdb.connect().execute(f"SELECT {sql}").fetchone() == (value,)
+
+
+def test_lists_numbers_and_times() -> None:
+    con = duckdb.connect()
+    assert con.execute(f"SELECT {literals.texts(NASTY)}").fetchone() == (NASTY,)
+    assert con.execute(f"SELECT {literals.texts([])}").fetchone() == ([],)
+    assert con.execute(f"SELECT {literals.integers([1, -2, 3])}, {literals.doubles([0.5, 1e-9])}").fetchone() == (
+        [1, -2, 3], [0.5, 1e-9])
+    ts = datetime(2026, 10, 1, 12, 30, 5, 123456, tzinfo=UTC)
+    con.execute("SET TimeZone = 'UTC'")
+    assert con.execute(f"SELECT {literals.timestamp(ts)}").fetchone() == (ts,)
+    with pytest.raises(ValueError):
+        literals.double(float("nan"))
+
+
+def test_a_search_process_does_not_import_pandas(tmp_path) -> None:
+    code = ("import sys, duckdb\nfrom warehouse.search import literals\n"
+            "c = duckdb.connect()\nc.execute('SELECT ' + literals.text('x')).fetchall()\n"
+            "print('pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+def test_number_rows_parse_back() -> None:
+    rows = [(0, 12, 3.25, 5), (2, 7, 1e-05, 0), (1, 99, 1234567.5, 2**40)]
+    lit = literals.number_rows(rows)
+    assert set(lit.strip("'")) <= set("0123456789.,;e-+")
+    got = duckdb.connect().execute(
+        f"SELECT split_part(r, ',', 1)::INTEGER, split_part(r, ',', 2)::INTEGER, split_part(r, ',', 3)::DOUBLE, "
+        f"split_part(r, ',', 4)::BIGINT FROM unnest(string_split({lit}, ';')) AS t(r)").fetchall()
+    assert got == rows
+
+
+def test_heap_tuning_is_idempotent() -> None:
+    from warehouse.search.heap import keep_heap_warm
+
+    assert keep_heap_warm() == keep_heap_warm()
