@@ -222,7 +222,8 @@ def search_with_strategy(
         found = sorted(sorted(found, key=lambda r: (r[2], r[1]))[:MAX_QUERY_TERMS], key=lambda r: r[1])
     plan = _Plan(found, k, where_sql, per_term=lane_docs is None or lane_docs >= PER_TERM_MIN_DOCS)
     strategy = "full"
-    if sum(df for _, _, df in found) > prune_min_postings:
+    small_lane = lane_docs is not None and lane_docs < PER_TERM_MIN_DOCS  # its postings are short anyway
+    if not small_lane and sum(df for _, _, df in found) > prune_min_postings:
         rows, tried = _search_pruned(con, lane, plan, prune_min_postings, essential_postings)
         if rows is not None:
             return plan.decode(rows), "pruned"
