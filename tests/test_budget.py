@@ -141,3 +141,28 @@ def test_over_budget_without_items_is_not_truncated() -> None:
     out = apply_budget(resp, 500)
     assert out.limits.truncated is False and out.limits.dropped == []
     assert [w.code for w in out.warnings] == ["KNOWLEDGE_BUDGET_EXCEEDED"]
+
+
+def test_snippet_matches_equal_a_word_by_word_scan() -> None:
+    """The regex prefilter finds exactly what checking every word against every stem finds."""
+    import random
+    import re
+
+    from warehouse.search.snippets import _matches, _stem
+
+    def slow(text: str, terms: list[str]) -> list[tuple[int, int]]:
+        stems = [_stem(t) for t in dict.fromkeys(t.strip() for t in terms) if t]
+        out = []
+        for m in re.finditer(r"\w+", text.lower()):
+            w = m.group(0)
+            out += [(m.start(), i) for i, s in enumerate(stems)
+                    if w.startswith(s) or (len(s) > len(w) >= 4 and s.startswith(w))]
+        return out
+
+    rnd = random.Random(5)
+    vocab = ["migrate", "migration", "мигрировал", "миграция", "db", "db-01", "176.99.5.35", "nginx", "a.b",
+             "restore", "restored", "рут", "root", "x", "ёлка", "Ёлки", "mysql", "my", "(paren", "c++", "iya.ru"]
+    for _ in range(300):
+        text = " ".join(rnd.choice(vocab) + rnd.choice(["", ".", ",", "!", "_x", "ing"]) for _ in range(40))
+        terms = [*rnd.sample(vocab, 4), " ", ""]
+        assert _matches(text, terms) == slow(text, terms), (text, terms)

@@ -34,22 +34,19 @@ def _matches(text: str, terms: list[str]) -> list[tuple[int, int]]:
     """(start, term index) of every word starting with a term's stem, in text order.
 
     A word matches a stem it starts with, or (4+ letters) a longer stem it is the start of; both
-    need the same first four letters (or the whole of a shorter stem), so words are bucketed by
-    those and most are skipped with one dict lookup (texts can be long tool outputs).
+    need the word to start with the stem's first four letters (or all of a shorter stem), so one
+    regex of those heads finds the candidate words in C and only they are checked in Python
+    (texts can be long tool outputs).
     """
     stems = [_stem(t) for t in dict.fromkeys(t.strip() for t in terms) if t]
-    by_head: dict[str, list[tuple[int, str]]] = {}
-    short = [(i, stem) for i, stem in enumerate(stems) if len(stem) < 4]
-    for i, stem in enumerate(stems):
-        if len(stem) >= 4:
-            by_head.setdefault(stem[:4], []).append((i, stem))
+    heads = sorted({stem[:4] for stem in stems if stem}, key=len, reverse=True)
+    if not heads:
+        return []
+    find = re.compile(r"(?<!\w)(?=" + "|".join(map(re.escape, heads)) + r")\w+")
     out = []
-    for m in _WORD.finditer(text.lower()):
+    for m in find.finditer(text.lower()):
         word = m.group(0)
-        cands = by_head.get(word[:4], ())
-        if short:
-            cands = sorted([*cands, *short])
-        for i, stem in cands:
+        for i, stem in enumerate(stems):
             if word.startswith(stem) or (len(stem) > len(word) >= 4 and stem.startswith(word)):
                 out.append((m.start(), i))
     return out
