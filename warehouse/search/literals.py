@@ -2,10 +2,11 @@
 
 Why not bound parameters: binding any Python value makes the DuckDB client import pandas when
 it is installed (measured +85 MB RSS in the search process, a third of the 300 MB budget at
-1M documents). Text goes in hex-encoded — `decode(from_hex('…'))`, only [0-9a-f] inside the
-quotes — so a query or filter value is data by construction, never SQL, whatever it contains.
-Numbers are formatted by Python from int/float values. DuckDB folds these constants at
-planning time, so index lookups and zone-map pruning see plain constants.
+1M documents), and each bound call costs ~2 ms more than the same literal. Text goes in as a
+dollar-quoted constant `$q$…$q$` whose tag is chosen so that it does not occur in the value:
+nothing inside can end the literal, and nothing inside is interpreted (no escapes), so a query
+or filter value is data by construction, never SQL. Text holding NUL goes in hex-encoded
+(`decode(from_hex('…'))`). Numbers are formatted by Python from int/float values.
 """
 
 from __future__ import annotations
@@ -16,8 +17,14 @@ from datetime import UTC, datetime
 
 
 def text(value: str) -> str:
-    """A VARCHAR literal of any text (NUL included: the request contract rejects it earlier)."""
-    return f"decode(from_hex('{value.encode('utf-8').hex()}'))"
+    """A VARCHAR literal of any text."""
+    if "\x00" in value:  # the request contract rejects NUL; still never put one into SQL text
+        return f"decode(from_hex('{value.encode('utf-8').hex()}'))"
+    tag, n = "q", 0
+    while f"${tag}$" in value or value.endswith(f"${tag}"):
+        n += 1
+        tag = f"q{n}"
+    return f"${tag}${value}${tag}$"
 
 
 def texts(values: Iterable[str]) -> str:
