@@ -39,14 +39,21 @@ def _matches(text: str, terms: list[str]) -> list[tuple[int, int]]:
     (texts can be long tool outputs).
     """
     stems = [_stem(t) for t in dict.fromkeys(t.strip() for t in terms) if t]
-    heads = sorted({stem[:4] for stem in stems if stem}, key=len, reverse=True)
-    if not heads:
+    by_head: dict[str, list[tuple[int, str]]] = {}
+    for i, stem in enumerate(stems):
+        if stem:
+            by_head.setdefault(stem[:4], []).append((i, stem))
+    if not by_head:
         return []
-    find = re.compile(r"(?<!\w)(?=" + "|".join(map(re.escape, heads)) + r")\w+")
+    lengths = sorted({len(h) for h in by_head})
+    find = re.compile(r"(?<!\w)(?=" + "|".join(map(re.escape, sorted(by_head, key=len, reverse=True))) + r")\w+")
     out = []
     for m in find.finditer(text.lower()):
         word = m.group(0)
-        for i, stem in enumerate(stems):
+        cands = [c for head in {word[:n] for n in lengths} for c in by_head.get(head, ())]
+        if len(lengths) > 1:
+            cands.sort()
+        for i, stem in cands:
             if word.startswith(stem) or (len(stem) > len(word) >= 4 and stem.startswith(word)):
                 out.append((m.start(), i))
     return out
