@@ -6,6 +6,11 @@ low, and the extract's Python/Arrow memory never adds to it. The child dies with
 (PR_SET_PDEATHSIG), so `kill -9` of `akw reindex` never leaves a builder running; a killed
 build leaves only a `.building-*` file, which the next run removes.
 
+The child binds no query parameters: the first bound parameter makes DuckDB's Python module
+import pandas and pyarrow (~85 MB RSS), so values go into the SQL as escaped literals.
+The job's `previous` generation (read-only) lends the lexical build the term counts of texts it
+already tokenized (warehouse.index_build).
+
 Protocol: argv[1] is a JSON job; the child prints one JSON document of build stats on stdout.
 """
 
@@ -19,23 +24,31 @@ from pathlib import Path
 from typing import Any
 
 from warehouse import __version__, db, models
+from warehouse.index_build import literal
+
+_RUNS_PER_INSERT = 500
 
 
 def build_generation(job: dict[str, Any]) -> dict[str, Any]:
-    from warehouse.search import lexical
+    from warehouse import index_build
 
     t = time.perf_counter()
     build_path = Path(job["build_path"])
     con = db.connect(build_path, memory_limit=job["memory_limit"], threads=job["threads"])
     try:
         con.execute("CREATE TABLE _akw_runs_raw (line VARCHAR)")
-        con.executemany("INSERT INTO _akw_runs_raw VALUES (?)", [[line] for line in job["runs"]])
+        runs = job["runs"]
+        for i in range(0, len(runs), _RUNS_PER_INSERT):
+            values = ", ".join(f"({literal(line)})" for line in runs[i:i + _RUNS_PER_INSERT])
+            con.execute(f"INSERT INTO _akw_runs_raw VALUES {values}")
         built = models.run(con, Path(job["lake"]))
         t_models = time.perf_counter() - t
-        lex = lexical.build_lexical_index(con)
+        prev = job.get("previous")
+        lex = index_build.build_lexical_index(con, Path(prev) if prev else None)
         con.execute((models.SQL_DIR / "index" / "doc_lookup.sql").read_text(encoding="utf-8"))
-        con.execute("CREATE TABLE akw_meta AS SELECT ? AS index_rev, ? AS built_at, ? AS akw_version",
-                    [job["index_rev"], datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), __version__])
+        built_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        con.execute(f"CREATE TABLE akw_meta AS SELECT {literal(job['index_rev'])} AS index_rev, "
+                    f"{literal(built_at)} AS built_at, {literal(__version__)} AS akw_version")
         con.execute("CHECKPOINT")
         counts = {name: con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
                   for name in built if name.startswith("ak_")}
