@@ -17,8 +17,11 @@ Protocol: argv[1] is a JSON job; the child prints one JSON document of build sta
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,7 +32,12 @@ from warehouse.index_build import literal
 _RUNS_PER_INSERT = 500
 
 
-def build_generation(job: dict[str, Any]) -> dict[str, Any]:
+def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Build the generation file; `on_done(stats)` runs once the file is checkpointed, before close.
+
+    `main` uses it to report and leave with os._exit: after CHECKPOINT (no WAL left) the file is
+    complete, and DuckDB's teardown of a build-sized session only frees memory (~0.2 s).
+    """
     from warehouse import index_build
 
     t = time.perf_counter()
@@ -55,11 +63,15 @@ def build_generation(job: dict[str, Any]) -> dict[str, Any]:
         cur = con.execute("SELECT * FROM ak_coverage ORDER BY source, entity")
         cols = [d[0] for d in cur.description]
         coverage = [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+        stats = {"models": built, "models_s": round(t_models, 3), "lexical": lex,
+                 "build_s": round(time.perf_counter() - t, 3), "counts": counts, "coverage": coverage,
+                 "db_bytes": build_path.stat().st_size, "peak_rss_mb": _peak_rss_mb()}
+        if on_done is not None and not Path(f"{build_path}.wal").exists():
+            shutil.rmtree(f"{build_path}.tmp", ignore_errors=True)  # DuckDB's spill folder (close removes it)
+            on_done(stats)
     finally:
         con.close()
-    return {"models": built, "models_s": round(t_models, 3), "lexical": lex,
-            "build_s": round(time.perf_counter() - t, 3), "counts": counts, "coverage": coverage,
-            "db_bytes": build_path.stat().st_size, "peak_rss_mb": _peak_rss_mb()}
+    return stats
 
 
 def _peak_rss_mb() -> float:
@@ -79,9 +91,19 @@ def die_with_parent() -> None:
         pass
 
 
-def main(argv: list[str]) -> int:
-    stats = build_generation(json.loads(argv[1]))
+def _report(stats: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(stats, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def _report_and_exit(stats: dict[str, Any]) -> None:
+    _report(stats)
+    os._exit(0)  # the generation file is checkpointed: skip DuckDB's teardown
+
+
+def main(argv: list[str]) -> int:
+    stats = build_generation(json.loads(argv[1]), on_done=_report_and_exit)
+    _report(stats)  # only reached if a WAL was left (then the connection is closed normally)
     return 0
 
 
