@@ -42,6 +42,9 @@ def _load(con: duckdb.DuckDBPyConnection, docs: list[tuple]) -> None:
 
 
 def _tables(con: duckdb.DuckDBPyConnection) -> dict[str, list[tuple]]:
+    # the physical order of the postings is the sorted order (what the zone maps rely on)
+    phys = con.execute("SELECT lane, term_id, doc_id FROM fts_postings").fetchall()
+    assert phys == sorted(phys)
     return {t: con.execute(f"SELECT * FROM {t} ORDER BY {o}").fetchall() for t, o in TABLES}
 
 

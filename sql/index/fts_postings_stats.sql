@@ -16,12 +16,15 @@ JOIN fts_lane_stats AS s USING (lane_no)
 WHERE l.lane_no = $lane_no;
 
 INSERT INTO fts_postings
-SELECT $lane, w.term_id, t.doc_id, round(w.w * t.tf * ($k1 + 1) / (t.tf + d.k))::INTEGER
-FROM fts_doc_terms AS t
-JOIN fts_doc_k AS d USING (doc_id)
-JOIN fts_term_w AS w USING (tid)
-WHERE t.doc_id BETWEEN $lo AND $hi
-ORDER BY w.term_id, t.doc_id;
+SELECT $lane, term_id, doc_id, impact
+FROM (  -- sorted without the lane name: a constant string in the sort payload cost ~15% of the sort
+    SELECT w.term_id, t.doc_id, round(w.w * t.tf * ($k1 + 1) / (t.tf + d.k))::INTEGER AS impact
+    FROM fts_doc_terms AS t
+    JOIN fts_doc_k AS d USING (doc_id)
+    JOIN fts_term_w AS w USING (tid)
+    WHERE t.doc_id BETWEEN $lo AND $hi
+    ORDER BY w.term_id, t.doc_id
+);
 
 DROP TABLE fts_term_w;
 DROP TABLE fts_doc_k;
