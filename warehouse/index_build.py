@@ -9,15 +9,16 @@ after one changed session only its new texts are tokenized. The result is the sa
 tokenization (same `fts_vocab`, `fts_postings`, `fts_lane_stats`, `fts_lane_terms`):
 provisional term ids are re-ranked by term in `fts_tidmap`, exactly as in the original build.
 
-Reuse needs the previous generation to be built by the same index SQL and DuckDB version
-(`fts_build.key`); otherwise everything is tokenized. No parameters are bound: DuckDB's Python
-binding imports pandas/pyarrow on the first bound parameter (~85 MB of the child's RSS), so the
-few integers and the lane name are written into the SQL as literals.
+Reuse needs the previous generation to be built by the same index SQL, DuckDB and fts
+extension (`fts_build.key`); otherwise everything is tokenized. No parameters are bound:
+DuckDB's Python binding imports pandas/pyarrow on the first bound parameter (~85 MB of the
+child's RSS), so the few integers and the lane name are written into the SQL as literals.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from functools import cache
 from pathlib import Path
@@ -31,6 +32,7 @@ _FINAL_STEPS = ("fts_tidmap", "fts_vocab", "fts_doc_len", "fts_lane_stats", "fts
 _STAGING = ("fts_chunkmap", "fts_termdict", "fts_sig_tid", "fts_sig_new", "fts_doc_terms", "fts_tidmap",
             "fts_doc_len", "fts_lane_df", "fts_chunk", "fts_newchunk")
 PREV = "prev"
+_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 @cache
@@ -38,10 +40,16 @@ def _sql(name: str) -> str:
     return (SQL_DIR / f"{name}.sql").read_text(encoding="utf-8")
 
 
+def build_key(con: duckdb.DuckDBPyConnection) -> str:
+    """What stored term counts depend on: the index SQL (tokenizer included), DuckDB and its fts
+    extension (the Snowball stemmers)."""
+    fts = con.execute("SELECT extension_version FROM duckdb_extensions() WHERE extension_name = 'fts'").fetchone()
+    return _key(duckdb.__version__, str(fts[0] if fts else None))
+
+
 @cache
-def build_key() -> str:
-    """What the stored term counts depend on: the index SQL (tokenizer included) and DuckDB (stemmers)."""
-    h = hashlib.sha256(duckdb.__version__.encode())
+def _key(duckdb_version: str, fts_version: str) -> str:
+    h = hashlib.sha256(f"{duckdb_version}/{fts_version}".encode())
     for p in sorted(SQL_DIR.glob("*.sql")):
         h.update(p.name.encode())
         h.update(p.read_bytes())
@@ -62,11 +70,13 @@ def literal(value: object) -> str:
 
 
 def _run(con: duckdb.DuckDBPyConnection, name: str, subs: dict[str, object] | None = None) -> float:
-    """Run every statement of sql/index/<name>.sql with `$name` replaced by literals; return seconds."""
+    """Run every statement of sql/index/<name>.sql with `$name` replaced by literals; return seconds.
+
+    One pass: a substituted literal is never scanned again for `$names`.
+    """
     t0 = time.perf_counter()
-    sql = _sql(name)
-    for key in sorted(subs or {}, key=len, reverse=True):  # $lo before $l…: longest names first
-        sql = sql.replace(f"${key}", literal((subs or {})[key]))
+    values = subs or {}
+    sql = _PARAM.sub(lambda m: literal(values[m.group(1)]) if m.group(1) in values else m.group(0), _sql(name))
     for stmt in con.extract_statements(sql):
         con.execute(stmt)
     return time.perf_counter() - t0
@@ -85,7 +95,7 @@ def attach_previous(con: duckdb.DuckDBPyConnection, prev: Path | None) -> bool:
         con.execute(f"SELECT sig, term_id, tf FROM {PREV}.fts_sig_terms LIMIT 0")
     except duckdb.Error:
         key = None
-    if key is None or key[0] != build_key():
+    if key is None or key[0] != build_key(con):
         con.execute(f"DETACH {PREV}")
         return False
     return True
@@ -148,7 +158,7 @@ def _build(con: duckdb.DuckDBPyConnection, prev: Path | None,
             "lane": lane, "lane_no": int(lane_no), "lo": lo_id, "hi": hi_id, "k1": BM25_K1, "b": BM25_B})
     steps["fts_lane_terms"] = _run(con, "fts_lane_terms")
     steps["fts_sig_terms"] = _run(con, "fts_sig_terms")
-    con.execute(f"CREATE OR REPLACE TABLE fts_build AS SELECT {literal(build_key())} AS key")
+    con.execute(f"CREATE OR REPLACE TABLE fts_build AS SELECT {literal(build_key(con))} AS key")
     n_sigs = con.execute("SELECT count(DISTINCT sig) FROM fts_doc_sig").fetchone()[0]
     for name in _STAGING:
         con.execute(f"DROP TABLE IF EXISTS {name}")
