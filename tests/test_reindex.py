@@ -221,7 +221,7 @@ def test_incremental_build_equals_a_full_build_of_the_same_input(src, tmp_path) 
     assert rec["index_rev"] == rec_full["index_rev"]
     for sql in ("SELECT * FROM fts_vocab ORDER BY term", "SELECT * FROM fts_postings ORDER BY lane, term_id, doc_id",
                 "SELECT * FROM fts_lane_stats ORDER BY lane", "SELECT * FROM fts_lane_terms ORDER BY lane, term_id",
-                "SELECT * FROM fts_sig_terms ORDER BY sig, term_id", "SELECT * FROM fts_doc_sig ORDER BY doc_id",
+                "SELECT * FROM fts_text_terms ORDER BY text_id, term_id", "SELECT * FROM fts_doc_sig ORDER BY doc_id",
                 "SELECT doc_id, doc_key, title, text FROM ak_document ORDER BY doc_id"):
         assert query(inc, sql) == query(full, sql), sql
     for wh in (inc, full):

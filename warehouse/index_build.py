@@ -2,9 +2,9 @@
 
 Why not `warehouse.search.lexical.build_lexical_index`: it runs the regex tokenizer and the
 chunk → term join over every document of every build. Here a document's tokenizer input
-(`title text ident_text`) is hashed (md5); the term counts of a signature are computed once per
-build (100k generated documents hold ~25k distinct texts) and are stored in the generation
-(`fts_sig_terms`), so the next build reuses every text the previous generation already held:
+(`title text ident_text`) is hashed (md5); the term counts of a distinct text are computed once
+per build (100k generated documents hold ~25k distinct texts) and are stored in the generation
+(`fts_text_terms`, `fts_doc_sig`), so the next build reuses every text the previous generation already held:
 after one changed session only its new texts are tokenized. The result is the same as a full
 tokenization (same `fts_vocab`, `fts_postings`, `fts_lane_stats`, `fts_lane_terms`):
 provisional term ids are re-ranked by term in `fts_tidmap`, exactly as in the original build.
@@ -29,8 +29,8 @@ from warehouse.search.lexical import BM25_B, BM25_K1, install_tokenizer
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql" / "index"
 _FINAL_STEPS = ("fts_tidmap", "fts_vocab", "fts_doc_len", "fts_lane_stats", "fts_lane_df", "fts_postings")
-_STAGING = ("fts_chunkmap", "fts_termdict", "fts_sig_tid", "fts_sig_new", "fts_doc_terms", "fts_tidmap",
-            "fts_doc_len", "fts_lane_df", "fts_chunk", "fts_newchunk")
+_STAGING = ("fts_chunkmap", "fts_termdict", "fts_text", "fts_text_tid", "fts_sig_new", "fts_doc_terms",
+            "fts_tidmap", "fts_doc_len", "fts_lane_df", "fts_chunk", "fts_newchunk")
 PREV = "prev"
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -92,7 +92,8 @@ def attach_previous(con: duckdb.DuckDBPyConnection, prev: Path | None) -> bool:
         return False
     try:
         key = con.execute(f"SELECT key FROM {PREV}.fts_build").fetchone()
-        con.execute(f"SELECT sig, term_id, tf FROM {PREV}.fts_sig_terms LIMIT 0")
+        con.execute(f"SELECT text_id, term_id, tf FROM {PREV}.fts_text_terms LIMIT 0")
+        con.execute(f"SELECT doc_id, sig FROM {PREV}.fts_doc_sig LIMIT 0")
     except duckdb.Error:
         key = None
     if key is None or key[0] != build_key(con):
@@ -103,7 +104,7 @@ def attach_previous(con: duckdb.DuckDBPyConnection, prev: Path | None) -> bool:
 
 def build_lexical_index(con: duckdb.DuckDBPyConnection, prev: Path | None = None, *,
                         chunk_docs: int = 200_000) -> dict:
-    """Build fts_vocab, fts_lane_stats, fts_postings, fts_lane_terms (+ fts_doc_sig, fts_sig_terms,
+    """Build fts_vocab, fts_lane_stats, fts_postings, fts_lane_terms (+ fts_doc_sig, fts_text_terms,
     fts_build for the next build) from ak_document; return stats like the original builder."""
     if chunk_docs < 1:
         raise ValueError("chunk_docs must be positive")
@@ -157,9 +158,9 @@ def _build(con: duckdb.DuckDBPyConnection, prev: Path | None,
         steps["fts_postings_lane"] += _run(con, "fts_postings_stats", {
             "lane": lane, "lane_no": int(lane_no), "lo": lo_id, "hi": hi_id, "k1": BM25_K1, "b": BM25_B})
     steps["fts_lane_terms"] = _run(con, "fts_lane_terms")
-    steps["fts_sig_terms"] = _run(con, "fts_sig_terms")
+    steps["fts_text_terms"] = _run(con, "fts_text_terms")
     con.execute(f"CREATE OR REPLACE TABLE fts_build AS SELECT {literal(build_key(con))} AS key")
-    n_sigs = con.execute("SELECT count(DISTINCT sig) FROM fts_doc_sig").fetchone()[0]
+    n_sigs = con.execute("SELECT count(*) FROM fts_text").fetchone()[0]
     for name in _STAGING:
         con.execute(f"DROP TABLE IF EXISTS {name}")
     return steps, slices, {"distinct": int(n_sigs), "tokenized": int(n_new), "reused_from_previous": attached}

@@ -1,7 +1,7 @@
--- Step 4, one slice of new signatures (first doc_id in [$lo, $hi)): the same chunk pipeline as
--- fts_staging_slice.sql, counted per signature instead of per document.
+-- Step 4, one slice of new texts (text_id = first doc_id in [$lo, $hi)): the same chunk pipeline
+-- as fts_staging_slice.sql, counted per text instead of per document.
 CREATE OR REPLACE TEMP TABLE fts_chunk AS
-SELECT n.sig, unnest(akw_chunks(concat_ws(' ', d.title, d.text, d.ident_text))) AS chunk
+SELECT n.doc_id AS text_id, unnest(akw_chunks(concat_ws(' ', d.title, d.text, d.ident_text))) AS chunk
 FROM fts_sig_new AS n
 JOIN ak_document AS d ON d.doc_id = n.doc_id
 WHERE n.doc_id >= $lo AND n.doc_id < $hi;
@@ -24,12 +24,12 @@ SELECT n.chunk, d.tid
 FROM fts_newchunk AS n
 LEFT JOIN fts_termdict AS d USING (term);
 
-INSERT INTO fts_sig_tid
-SELECT c.sig, m.tid, count(*)::INTEGER
+INSERT INTO fts_text_tid
+SELECT c.text_id, m.tid, count(*)::INTEGER
 FROM fts_chunk AS c
 JOIN fts_chunkmap AS m USING (chunk)
 WHERE m.tid IS NOT NULL
-GROUP BY c.sig, m.tid;
+GROUP BY c.text_id, m.tid;
 
 DROP TABLE fts_chunk;
 DROP TABLE fts_newchunk;
