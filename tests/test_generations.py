@@ -211,3 +211,16 @@ def test_second_writer_is_refused_then_waits(src: Path, crash_home: Path) -> Non
     code, doc = _finish(waiting)
     assert code == 0, doc
     assert doc["outcome"] == "noop" and doc["index_rev"] == baseline[0]
+
+
+def test_stale_build_leftovers_include_duckdbs_spill_folder(tmp_path: Path) -> None:
+    """A killed build may leave its file, WAL and DuckDB's `<file>.tmp` spill folder."""
+    gens = tmp_path / "generations"
+    spill = gens / ".building-ak-x-1.duckdb.tmp"
+    spill.mkdir(parents=True)
+    (spill / "duckdb_temp_block-1.block").write_bytes(b"x")
+    for name in (".building-ak-x-1.duckdb", ".building-ak-x-1.duckdb.wal"):
+        (gens / name).write_bytes(b"x")
+    (gens / "gen-000001-ak-y.duckdb").write_bytes(b"kept")
+    generation.discard_stale_builds(gens)
+    assert sorted(p.name for p in gens.iterdir()) == ["gen-000001-ak-y.duckdb"]

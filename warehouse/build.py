@@ -136,8 +136,12 @@ def _build(paths: Paths, settings: Settings, build_path: Path, record: dict[str,
     ensure_lake_schemas(Lake(paths.lake, redact=settings.redact_secrets))
     _write_source_state(paths)
     runs = [json.dumps(r, sort_keys=True) for r in [*read_runs(paths), {**record, "outcome": "building"}]]
+    # an incremental build reuses the published generation's tokenized texts (read-only); a full
+    # build trusts nothing from before and tokenizes everything
+    published = generation.current(paths.generations) if record["mode"] == "incremental" else None
     job = {"build_path": str(build_path), "lake": str(paths.lake), "runs": runs, "index_rev": record["index_rev"],
-           "memory_limit": settings.index.memory_limit, "threads": settings.index.threads}
+           "memory_limit": settings.index.memory_limit, "threads": settings.index.threads,
+           "previous": str(published.path) if published else None}
     job_file = build_path.with_suffix(".job.json")
     job_file.write_text(json.dumps(job), encoding="utf-8")
     os.chmod(job_file, 0o600)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -48,9 +49,13 @@ def current(generations: Path) -> Generation | None:
 
 
 def discard_stale_builds(generations: Path) -> None:
-    """Remove leftovers of a crashed build; call only while holding the writer lock."""
+    """Remove leftovers of a crashed build (its file, WAL and DuckDB spill folder `….duckdb.tmp`);
+    call only while holding the writer lock."""
     for stale in generations.glob(".building-*"):
-        stale.unlink(missing_ok=True)
+        if stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
 
 
 def new_build_path(generations: Path, index_rev: str) -> Path:

@@ -72,7 +72,10 @@ class Lake:
         if self.redact:
             df = redact_frame(df)
         tmp = path.with_name(f".{path.name}.tmp")
-        df.write_parquet(tmp, compression="zstd", statistics=True)
+        # lz4, not zstd: the build reads every unit file of a table (hundreds of small files), and
+        # DuckDB's per-column-chunk zstd cost made reading 200 one-row session files take 0.4 s
+        # (lz4: 0.25 s; events 0.38 -> 0.25 s) for ~30% more lake bytes
+        df.write_parquet(tmp, compression="lz4", statistics=True)
         os.chmod(tmp, 0o600)
         tmp.replace(path)
         self.files_written += 1

@@ -122,12 +122,11 @@ def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR
         sql = env.from_string(m.source).render(ref=lambda n: n, lake=lake)
         kind = "VIEW" if m.materialized == "view" else "TABLE"
         con.execute(f"CREATE OR REPLACE {kind} {m.name} AS {sql}")
-        if kind == "TABLE":
-            doc = m.doc.replace("'", "''")
-            if doc:
-                con.execute(f"COMMENT ON TABLE {m.name} IS '{doc}'")
-            for col, text in m.column_docs.items():
-                con.execute(f"COMMENT ON COLUMN {m.name}.{col} IS '{text.replace(chr(39), chr(39) * 2)}'")
+        doc = m.doc.replace("'", "''")
+        if doc:
+            con.execute(f"COMMENT ON {kind} {m.name} IS '{doc}'")
+        for col, text in m.column_docs.items():
+            con.execute(f"COMMENT ON COLUMN {m.name}.{col} IS '{text.replace(chr(39), chr(39) * 2)}'")
         built.append(m.name)
         if callable(on_model):
             on_model(m.name)

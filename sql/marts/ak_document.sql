@@ -31,8 +31,9 @@ dsh_ev AS (
     WHERE v.seq <> coalesce(e.goal_seq, -1)
       AND (v.role IN ('assistant', 'tool_call', 'tool_result')
            OR v.kind IN ('deliverables/presented', 'workspace/changes', 'compaction/completed'))
-      AND coalesce(nullif(trim(coalesce(v.text, '') || coalesce(v.command, '') || coalesce(v.files_json, '')), ''), NULL)
-          IS NOT NULL
+      -- something besides spaces in text, command or files (ltrim: no concatenated copy per row)
+      AND (ltrim(coalesce(v.text, '')) <> '' OR ltrim(coalesce(v.command, '')) <> ''
+           OR ltrim(coalesce(v.files_json, '')) <> '')
 ),
 ac_ep AS (
     SELECT 'ep:' || a.session_id || ':' || a.seq_first, 'episodes', 'episode', 'autoclaw', a.title,
