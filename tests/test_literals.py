@@ -62,3 +62,15 @@ def test_heap_tuning_is_idempotent() -> None:
     from warehouse.search.heap import keep_heap_warm
 
     assert keep_heap_warm() == keep_heap_warm()
+
+
+def test_doubles_are_exact() -> None:
+    import random
+
+    rnd = random.Random(3)
+    vals = [0.1, 0.30000000000000004, 1e-300, 123456789.123456789, 2.0**-1074, *(rnd.random() * 10 ** rnd.randint(-8, 8)
+                                                                           for _ in range(200))]
+    got = duckdb.connect().execute(f"SELECT {literals.doubles(vals)}").fetchone()[0]
+    assert got == vals
+    assert duckdb.connect().execute(f"SELECT {literals.value(0.1)}, {literals.value(7)}, {literals.value(True)}, "
+                                    f"{literals.value('a')}").fetchone() == (0.1, 7, True, "a")

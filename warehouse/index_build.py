@@ -25,6 +25,7 @@ from pathlib import Path
 
 import duckdb
 
+from warehouse.search import literals
 from warehouse.search.lexical import BM25_B, BM25_K1, install_tokenizer
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql" / "index"
@@ -57,16 +58,8 @@ def _key(duckdb_version: str, fts_version: str) -> str:
 
 
 def literal(value: object) -> str:
-    """A SQL literal for an int, float (exact: shortest repr, parsed back correctly rounded) or str."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return f"CAST('{value!r}' AS DOUBLE)"
-    if isinstance(value, str):
-        return "'" + value.replace("'", "''") + "'"
-    raise TypeError(f"no SQL literal for {type(value).__name__}")
+    """A SQL literal for a bool, int, float or str (see warehouse.search.literals)."""
+    return literals.value(value)
 
 
 def _run(con: duckdb.DuckDBPyConnection, name: str, subs: dict[str, object] | None = None) -> float:

@@ -13,7 +13,6 @@ caller's trusted `where_sql` are ever placed into SQL text.
 
 from __future__ import annotations
 
-import time
 from functools import cache
 from pathlib import Path
 
@@ -37,24 +36,9 @@ PRUNE_ESSENTIAL_POSTINGS = 50_000  # the rarer terms aggregated in full, up to t
 # by term, so zone maps skip all row groups but the terms' own (measured at 100k docs: 8.8 -> 6 ms).
 PER_TERM_MIN_DOCS = 20_000
 
-INDEX_TABLES = ("fts_vocab", "fts_lane_stats", "fts_postings", "fts_lane_terms")
-_STAGING = ("fts_chunkmap", "fts_termdict", "fts_doc_terms", "fts_tidmap", "fts_doc_len", "fts_lane_df",
-            "fts_chunk", "fts_newchunk")
-_FINAL_STEPS = ("fts_tidmap", "fts_vocab", "fts_doc_len", "fts_lane_stats", "fts_lane_df", "fts_postings")
-
-
 @cache
 def _sql(name: str) -> str:
     return (SQL_DIR / f"{name}.sql").read_text(encoding="utf-8")
-
-
-def _run(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, object] | None = None) -> float:
-    """Run every statement of sql/index/<name>.sql (named $params go where used); return seconds."""
-    t0 = time.perf_counter()
-    for stmt in con.extract_statements(_sql(name)):
-        used = {k: v for k, v in (params or {}).items() if f"${k}" in stmt.query}
-        con.execute(stmt, used) if used else con.execute(stmt)
-    return time.perf_counter() - t0
 
 
 def install_tokenizer(con: duckdb.DuckDBPyConnection, *, temp: bool = False) -> None:
@@ -71,59 +55,14 @@ def install_tokenizer(con: duckdb.DuckDBPyConnection, *, temp: bool = False) -> 
 
 
 def build_lexical_index(con: duckdb.DuckDBPyConnection, *, chunk_docs: int = 200_000) -> dict:
-    """Build fts_vocab, fts_lane_stats, fts_postings, fts_lane_terms from ak_document; return stats.
+    """Build fts_vocab, fts_lane_stats, fts_postings, fts_lane_terms from ak_document in place.
 
-    Documents are tokenized in doc_id slices of `chunk_docs` into integer (doc_id, term, tf)
-    staging rows, so memory does not grow with the text; postings are then written one lane
-    at a time, each insert sorted (DuckDB spills the sort under its memory_limit). Rebuilding
-    in place replaces the tables. The tokenizer macros are stored in the database too.
+    A full build by `warehouse.index_build` (the builder the reindex child uses, without a
+    previous generation to reuse); here for benchmarks and tests that index a bare table.
     """
-    if chunk_docs < 1:
-        raise ValueError("chunk_docs must be positive")
-    t0 = time.perf_counter()
-    keep_order = con.execute("SELECT current_setting('preserve_insertion_order')").fetchone()[0]
-    con.execute("SET preserve_insertion_order = true")  # the sorted inserts ARE the physical order
-    try:
-        steps, slices = _build(con, chunk_docs)
-    finally:
-        if not keep_order:
-            con.execute("SET preserve_insertion_order = false")
-    lanes = {
-        lane: {"docs": n, "avgdl": round(avgdl, 3)}
-        for lane, n, avgdl in con.execute("SELECT lane, n_docs, avgdl FROM fts_lane_stats ORDER BY lane").fetchall()
-    }
-    return {
-        "docs": sum(v["docs"] for v in lanes.values()),
-        "terms": con.execute("SELECT count(*) FROM fts_vocab").fetchone()[0],
-        "postings": con.execute("SELECT count(*) FROM fts_postings").fetchone()[0],
-        "lanes": lanes,
-        "slices": slices,
-        "step_seconds": {k: round(v, 3) for k, v in steps.items()},
-        "seconds": round(time.perf_counter() - t0, 3),
-    }
+    from warehouse import index_build  # index_build imports this module's constants
 
-
-def _build(con: duckdb.DuckDBPyConnection, chunk_docs: int) -> tuple[dict[str, float], int]:
-    install_tokenizer(con)
-    lo, hi = con.execute("SELECT coalesce(min(doc_id), 0), coalesce(max(doc_id), -1) FROM ak_document").fetchone()
-    steps = {"fts_staging": _run(con, "fts_staging"), "fts_staging_slice": 0.0}
-    slices = 0
-    for start in range(lo, hi + 1, chunk_docs):
-        steps["fts_staging_slice"] += _run(con, "fts_staging_slice", {"lo": start, "hi": start + chunk_docs})
-        slices += 1
-    for name in _FINAL_STEPS:
-        steps[name] = _run(con, name)
-    steps["fts_postings_lane"] = 0.0
-    for lane, lane_no, n_docs, avgdl, lo_id, hi_id in con.execute(
-        "SELECT lane, lane_no, n_docs, avgdl, min_doc_id, max_doc_id FROM fts_lane_stats ORDER BY lane_no"
-    ).fetchall():
-        steps["fts_postings_lane"] += _run(con, "fts_postings_lane", {
-            "lane": lane, "lane_no": lane_no, "n_docs": n_docs, "avgdl": avgdl, "lo": lo_id, "hi": hi_id,
-            "k1": BM25_K1, "b": BM25_B})
-    steps["fts_lane_terms"] = _run(con, "fts_lane_terms")
-    for name in _STAGING:
-        con.execute(f"DROP TABLE IF EXISTS {name}")
-    return steps, slices
+    return index_build.build_lexical_index(con, None, chunk_docs=chunk_docs)
 
 
 def _vocab_lookup(con: duckdb.DuckDBPyConnection, query: str) -> list[tuple[str, int, int]]:

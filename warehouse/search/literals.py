@@ -42,21 +42,40 @@ def integers(values: Iterable[int], sql_type: str = "BIGINT") -> str:
 
 
 def double(value: float) -> str:
+    """An exact DOUBLE literal: the shortest repr, parsed from a string (correctly rounded; a bare
+    `0.30000000000000004` would be read as a DECIMAL first)."""
     v = float(value)
     if not math.isfinite(v):
         raise ValueError(f"not a finite number: {value!r}")
-    return f"{v!r}::DOUBLE"
+    return f"CAST('{v!r}' AS DOUBLE)"
 
 
 def doubles(values: Iterable[float]) -> str:
     return f"[{', '.join(double(v) for v in values)}]::DOUBLE[]"
 
 
+def value(v: object) -> str:
+    """A literal for a bool, int, float or str (the build's SQL templates take these)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return integer(v)
+    if isinstance(v, float):
+        return double(v)
+    if isinstance(v, str):
+        return text(v)
+    raise TypeError(f"no SQL literal for {type(v).__name__}")
+
+
 def number_rows(rows: Iterable[tuple[int | float, ...]]) -> str:
     """Rows of numbers as one VARCHAR literal 'a,b,c;d,e,f' for string_split: only digits, signs,
     '.', 'e', ',' and ';' are ever written (ints and finite floats formatted by Python)."""
     def one(v: int | float) -> str:
-        return str(v) if isinstance(v, int) else double(v).removesuffix("::DOUBLE")
+        if isinstance(v, int):
+            return str(v)
+        if not math.isfinite(v):
+            raise ValueError(f"not a finite number: {v!r}")
+        return repr(float(v))
     return "'" + ";".join(",".join(one(v) for v in row) for row in rows) + "'"
 
 
