@@ -155,6 +155,23 @@ def test_full_rebuild_same_rev_and_run_log(built, src, tmp_path) -> None:
     assert read_runs(wh.paths)[-1]["run_id"] == report["run_id"]
 
 
+def test_a_build_that_outgrows_its_memory_limit_is_retried_once_with_more(src, tmp_path) -> None:
+    """DuckDB operators need tens of MB whatever the data (ak_document fails at 32 MB on this
+    small input): the build retries once with 4x the limit and says so (KNOWLEDGE_LIMIT)."""
+    wh = Warehouse.open(src[0] / "dsh", src[0] / "autoclaw", tmp_path / "akw")
+    small = Settings.model_validate({"index": {"memory_limit": "32MB"}})
+    report = Warehouse(wh.paths, small).reindex()
+    assert report["outcome"] == "published"
+    [warning] = report["warnings"]
+    assert warning["code"] == "KNOWLEDGE_LIMIT" and "built with 128MB" in warning["message"]
+    assert read_runs(wh.paths)[-1]["warnings"] == [warning]
+    tiny = Settings.model_validate({"index": {"memory_limit": "4MB"}})  # 16 MB is not enough either
+    with pytest.raises(KnowledgeError) as e:
+        Warehouse(wh.paths, tiny).reindex(mode="full")
+    assert "OutOfMemory" in e.value.message and "index.memory_limit" in e.value.message
+    assert "model " in e.value.message  # the failing step is named
+
+
 # -- verify -----------------------------------------------------------------------------------
 def test_verify_ok_then_reports_a_deleted_lake_file(built, src, tmp_path) -> None:
     wh = home_copy(built, src, tmp_path / "akw")

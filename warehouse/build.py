@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -150,14 +151,68 @@ def _build(paths: Paths, settings: Settings, build_path: Path, record: dict[str,
     try:
         proc = subprocess.run([sys.executable, "-c", _CHILD, str(job_file)], capture_output=True, text=True,
                               check=False)
+        bigger = _bigger_memory_limit(job["memory_limit"]) if proc.returncode != 0 and _out_of_memory(proc.stderr) \
+            else None
+        if bigger:
+            # the data outgrew index.memory_limit: build once more with more memory, and say so
+            record.setdefault("warnings", []).append({
+                "code": Code.LIMIT.value, "unit": "build",
+                "message": f"index.memory_limit {job['memory_limit']} was too small for this data; built with "
+                           f"{bigger} (raise the setting: `akw config set index.memory_limit {bigger}`)"})
+            _remove_build_files(build_path)
+            job_file.write_text(json.dumps({**job, "memory_limit": bigger}), encoding="utf-8")
+            proc = subprocess.run([sys.executable, "-c", _CHILD, str(job_file)], capture_output=True, text=True,
+                                  check=False)
     finally:
         job_file.unlink(missing_ok=True)
     if proc.returncode != 0:
-        tail = redact(proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}")
-        raise KnowledgeError(Code.INTERNAL, f"index build failed: {tail}")
+        raise KnowledgeError(Code.INTERNAL, f"index build failed: {_child_error(proc.stderr, proc.returncode)}")
     if progress:
         progress("build", 1, 1)
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _out_of_memory(stderr: str) -> bool:
+    return "OutOfMemoryException" in stderr or "Out of Memory Error" in stderr
+
+
+_UNITS = {"KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30,
+          "TIB": 2**40, "B": 1}
+
+
+def _bigger_memory_limit(limit: str, factor: int = 4) -> str | None:
+    """`limit` × factor, at most a quarter of this machine's RAM and 2 GB (the 1M-document budget);
+    None when the limit cannot grow (or is not a size DuckDB's way of writing we understand)."""
+    import psutil
+
+    m = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]*)\s*", limit or "")
+    if not m or m.group(2).upper() not in _UNITS:
+        return None
+    now = float(m.group(1)) * _UNITS[m.group(2).upper() or "B"]
+    cap = min(2 * 10**9, psutil.virtual_memory().total // 4)
+    new = min(now * factor, cap)
+    return f"{int(new // 10**6)}MB" if new > now * 1.05 else None
+
+
+def _remove_build_files(build_path: Path) -> None:
+    build_path.unlink(missing_ok=True)
+    Path(f"{build_path}.wal").unlink(missing_ok=True)
+    shutil.rmtree(f"{build_path}.tmp", ignore_errors=True)
+
+
+def _child_error(stderr: str, returncode: int) -> str:
+    """The child's exception line (not the hint lines DuckDB appends after it), redacted, with
+    what to do when it ran out of memory."""
+    lines = [ln.strip() for ln in stderr.strip().splitlines() if ln.strip()]
+    errors = [ln for ln in lines if re.match(r"^[\w.]+(Error|Exception)\b.*:", ln)]
+    line = redact((errors or lines or [f"exit {returncode}"])[-1])[:500]
+    steps = [ln.removeprefix("akw build step: ") for ln in lines if ln.startswith("akw build step: ")]
+    if steps:
+        line = f"{steps[-1]}: {line}"
+    if "OutOfMemory" in line or "Out of Memory" in line:
+        line += (" — raise the build's memory (`akw config set index.memory_limit 1GB`; a million documents"
+                 " build in about 1-2 GB)")
+    return line
 
 
 # The child reads its job from a file (argv stays short) and dies with its parent.

@@ -71,7 +71,11 @@ def _run(con: duckdb.DuckDBPyConnection, name: str, subs: dict[str, object] | No
     values = subs or {}
     sql = _PARAM.sub(lambda m: literal(values[m.group(1)]) if m.group(1) in values else m.group(0), _sql(name))
     for stmt in con.extract_statements(sql):
-        con.execute(stmt)
+        try:
+            con.execute(stmt)
+        except duckdb.Error as e:
+            e.add_note(f"akw build step: sql/index/{name}.sql")
+            raise
     return time.perf_counter() - t0
 
 

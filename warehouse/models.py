@@ -121,7 +121,11 @@ def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR
     for m in order(models):
         sql = env.from_string(m.source).render(ref=lambda n: n, lake=lake)
         kind = "VIEW" if m.materialized == "view" else "TABLE"
-        con.execute(f"CREATE OR REPLACE {kind} {m.name} AS {sql}")
+        try:
+            con.execute(f"CREATE OR REPLACE {kind} {m.name} AS {sql}")
+        except duckdb.Error as e:
+            e.add_note(f"akw build step: model {m.name}")
+            raise
         doc = m.doc.replace("'", "''")
         if doc:
             con.execute(f"COMMENT ON {kind} {m.name} IS '{doc}'")

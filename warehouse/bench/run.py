@@ -41,12 +41,14 @@ class Scale:
     repeat: int = 3  # timed no-op and one-changed reruns (median reported)
     warmup: int = 1  # untimed reruns before those
     queries_per_mode: int = 40  # searches per mode (first N of the fixed list)
+    index_memory: str | None = None  # index.memory_limit of the builds (None: the setting's default)
 
 
 SCALES = {
     "small": Scale("small", 24, None, cold_runs=2, repeat=3, warmup=1, queries_per_mode=40),
     "100k": Scale("100k", 200, 100_000, cold_runs=2, repeat=3, warmup=1, queries_per_mode=218),
-    "1m": Scale("1m", 2000, 1_000_000, cold_runs=1, repeat=3, warmup=1, queries_per_mode=218),
+    # a million documents need more than the 200 MB default (ADR 0002): the issue's budget is 2 GB
+    "1m": Scale("1m", 2000, 1_000_000, cold_runs=1, repeat=3, warmup=1, queries_per_mode=218, index_memory="1GB"),
 }
 
 
@@ -54,12 +56,12 @@ def _maxrss_mb(ru: Any) -> float:
     return round(ru.ru_maxrss / (2**20 if sys.platform == "darwin" else 1024), 1)  # bytes on macOS, KiB on Linux
 
 
-def spawn(params: dict[str, Any]) -> dict[str, Any]:
+def spawn(params: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run one child phase; return its JSON plus wall time and its own peak RSS (os.wait4 rusage)."""
     cmd = [sys.executable, "-m", "warehouse.bench.child", json.dumps(params, ensure_ascii=False)]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env={**os.environ, **(env or {})})
         _, status, ru = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - t0
@@ -110,20 +112,21 @@ def run_bench(scale: Scale, work: Path, out_dir: Path | None = Path("reports"),
     _fresh_copy(src / "dsh", copy / "dsh")
     base = {"dsh": str(copy / "dsh"), "autoclaw": str(src / "autoclaw")}
 
+    build_env = {"AKW_INDEX__MEMORY_LIMIT": scale.index_memory} if scale.index_memory else None
     cold = []
     for i in range(scale.cold_runs):
         home = copy / f"akw-cold-{i}"
         shutil.rmtree(home, ignore_errors=True)
         say(f"cold extract+build {i + 1}/{scale.cold_runs} …")
-        cold.append(spawn({**base, "phase": "reindex", "home": str(home), "mode": "full", "repeat": 1}))
+        cold.append(spawn({**base, "phase": "reindex", "home": str(home), "mode": "full", "repeat": 1}, build_env))
     home = copy / f"akw-cold-{scale.cold_runs - 1}"
     p = {**base, "home": str(home)}
     say("no-op reruns …")
-    noop = spawn({**p, "phase": "reindex", "warmup": scale.warmup, "repeat": scale.repeat})
+    noop = spawn({**p, "phase": "reindex", "warmup": scale.warmup, "repeat": scale.repeat}, build_env)
     target = pick_session(copy / "dsh")
     say(f"one-changed-session reruns ({target.parent.name}) …")
     changed = spawn({**p, "phase": "reindex", "warmup": scale.warmup, "repeat": scale.repeat,
-                     "mutate": str(target)})
+                     "mutate": str(target)}, build_env)
     queries = bench_queries()[: scale.queries_per_mode]
     say(f"search latency: {len(queries)} queries x 5 modes …")
     search = spawn({**p, "phase": "search", "queries": queries})
