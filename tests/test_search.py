@@ -197,6 +197,18 @@ def test_search_process_stays_lean(wh: Warehouse) -> None:
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [False, False]
 
 
+def test_session_cursor_is_renewed_before_its_tables_fill_with_deleted_rows(wh: Warehouse) -> None:
+    from warehouse.search.service import SESSION_USES
+
+    fresh = Warehouse.open(wh.paths.dsh_home, wh.paths.autoclaw_root, wh.paths.home)
+    fresh.search({"schema": "knowledge.search/v1", "query": "warm up"})
+    first = fresh.engine._local.sess
+    for i in range(SESSION_USES):
+        fresh.search({"schema": "knowledge.search/v1", "query": f"pg_dump backup {i}"})
+    assert fresh.engine._local.sess is not first and fresh.engine._local.uses <= SESSION_USES
+    assert fresh.search({"schema": "knowledge.search/v1", "query": "pg_dump backup"})["found"]
+
+
 def _digest(root: Path) -> dict[str, str]:
     return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
             for p in sorted(root.rglob("*")) if p.is_file()}

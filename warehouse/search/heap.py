@@ -3,7 +3,7 @@
 A search allocates and frees a few MB per statement. glibc's defaults trim the heap top back to
 the OS as soon as 128 KiB are free and grow it again page by page, so every search paid page
 faults for the same memory: measured at 100k documents, the item-details statement took 7.5 ms
-instead of 4.6 ms. Keeping up to 32 MiB free and growing the heap in 16 MiB steps removes that,
+instead of 4.6 ms. Keeping up to 16 MiB free and growing the heap in 16 MiB steps removes that,
 at a bounded cost in RSS (measured +6 MB at 1M documents). Process-wide and idempotent; a no-op
 where glibc's mallopt is not available.
 """
@@ -17,7 +17,7 @@ from functools import cache
 
 M_TRIM_THRESHOLD = -1
 M_TOP_PAD = -2
-TRIM_THRESHOLD = 32 * 2**20
+TRIM_THRESHOLD = 16 * 2**20
 TOP_PAD = 16 * 2**20
 
 

@@ -68,10 +68,11 @@ MIN_BEST_COVERAGE = 0.3  # below this even for the best item, the query has no a
 OOV_WEIGHT = 0.5  # weight of a query term the index has never seen, relative to the rarest known term
 MAX_COVERAGE_TERMS = 62  # one bit per term in a BIGINT
 LANE_TIMEOUT_S = 0.25  # contract §11
-SEARCH_MEMORY = "128MB"  # buffer pool of a search process: keeps the hot index pages; RSS stays < 300 MB at 1M
+SEARCH_MEMORY = "112MB"  # buffer pool of a search process: the hot index pages; RSS stays < 300 MB at 1M
 SEARCH_THREADS = 1  # one thread: small statements pay twice the CPU with a second worker (measured), and
 # the lexical lane queries of a million documents gain less from it than that costs
 LANES = ("episodes", "code", "skills")
+SESSION_USES = 64  # searches per session cursor before it is made anew (its temp tables keep deleted rows)
 MAX_ACTORS = 5  # UJ-1 asks for the top three; a few more give the caller a choice
 SCORE_MAX = 1.9  # max of the FR-5.3 actor formula: 1 + 0.3 + 0.2 + 0.2 + 0.1 + 0.1
 BACKENDS = {"episodes": "akw.episode-index", "code": "akw.code-index", "skills": "akw.skill-index"}
@@ -133,7 +134,13 @@ class SearchEngine:
                 # two cursors: plain queries (lexical lanes, item details) keep the full optimizer; the
                 # session cursor holds the temp tables and the prepared fusion/actor statements
                 local.cur, local.sess = self._con.cursor(), _session(self._con.cursor())
-                local.gen_path, local.con = self._gen.path, self._con
+                local.gen_path, local.con, local.uses = self._gen.path, self._con, 0
+            elif local.uses >= SESSION_USES:
+                # DuckDB keeps deleted rows of the session tables until they are dropped, so every
+                # search scanned all earlier searches' rows (fusion 3x slower after 650 searches)
+                local.sess.close()
+                local.sess, local.uses = _session(self._con.cursor()), 0
+            local.uses += 1
             return local.cur, self._gen
 
     def close(self) -> None:
