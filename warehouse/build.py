@@ -158,7 +158,7 @@ def _build(paths: Paths, settings: Settings, build_path: Path, record: dict[str,
             record.setdefault("warnings", []).append({
                 "code": Code.LIMIT.value, "unit": "build",
                 "message": f"index.memory_limit {job['memory_limit']} was too small for this data; built with "
-                           f"{bigger} (raise the setting: `akw config set index.memory_limit {bigger}`)"})
+                           f"{bigger} (raise the setting: `akw config set index.memory_limit={bigger}`)"})
             _remove_build_files(build_path)
             job_file.write_text(json.dumps({**job, "memory_limit": bigger}), encoding="utf-8")
             proc = subprocess.run([sys.executable, "-c", _CHILD, str(job_file)], capture_output=True, text=True,
@@ -210,7 +210,7 @@ def _child_error(stderr: str, returncode: int) -> str:
     if steps:
         line = f"{steps[-1]}: {line}"
     if "OutOfMemory" in line or "Out of Memory" in line:
-        line += (" — raise the build's memory (`akw config set index.memory_limit 1GB`; a million documents"
+        line += (" — raise the build's memory (`akw config set index.memory_limit=1GB`; a million documents"
                  " build in about 1-2 GB)")
     return line
 
