@@ -242,8 +242,8 @@ class SearchEngine:
         return resp, traces
 
     def _tokens(self, query: str) -> list[str]:
-        """The query's distinct index terms, sorted, by the session's prepared tokenizer statement
-        (the query is bound into a temp table: planning the tokenizer macros cost more than running them)."""
+        """The query's distinct index terms, sorted, by the session's prepared tokenizer statement (the
+        query goes into a temp table as a literals.py literal: planning the macros cost more than running them)."""
         sess = self._local.sess
         sess.execute(f"DELETE FROM _query; INSERT INTO _query VALUES ({literals.text(req_text(query))})")
         return sorted(set(sess.execute("EXECUTE akw_tokens").fetchone()[0] or []))
