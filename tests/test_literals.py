@@ -74,3 +74,16 @@ def test_doubles_are_exact() -> None:
     assert got == vals
     assert duckdb.connect().execute(f"SELECT {literals.value(0.1)}, {literals.value(7)}, {literals.value(True)}, "
                                     f"{literals.value('a')}").fetchone() == (0.1, 7, True, "a")
+
+
+def test_tuned_env_adds_the_malloc_tunable_once() -> None:
+    from warehouse.search.heap import GLIBC_TUNABLES, tuned_env
+
+    env = tuned_env({"PATH": "/bin"})
+    if sys.platform.startswith("linux"):
+        assert env["GLIBC_TUNABLES"] == GLIBC_TUNABLES
+        assert tuned_env({"GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=65536"})["GLIBC_TUNABLES"] == (
+            "glibc.malloc.mmap_threshold=65536:" + GLIBC_TUNABLES)
+        assert tuned_env(env) == env
+    out = subprocess.run([sys.executable, "-c", "print(1)"], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "1"  # the tunable is accepted by the loader

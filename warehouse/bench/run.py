@@ -27,6 +27,7 @@ from warehouse import generation
 from warehouse.bench.mutate import pick_session
 from warehouse.bench.queries import bench_queries
 from warehouse.evaluation.homes import dir_bytes, ensure_generated
+from warehouse.search.heap import GLIBC_TUNABLES, tuned_env
 
 SCHEMA = "akw.bench/v1"
 SEED = 7
@@ -61,7 +62,7 @@ def spawn(params: dict[str, Any], env: dict[str, str] | None = None) -> dict[str
     cmd = [sys.executable, "-m", "warehouse.bench.child", json.dumps(params, ensure_ascii=False)]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env={**os.environ, **(env or {})})
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=tuned_env({**os.environ, **(env or {})}))
         _, status, ru = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - t0
@@ -136,6 +137,7 @@ def run_bench(scale: Scale, work: Path, out_dir: Path | None = Path("reports"),
     index_rev = gen.index_rev if gen else "none"
     report = {
         "schema": SCHEMA, "scale": asdict(scale), "index_rev": index_rev, "machine": facts,
+        "process_env": {"GLIBC_TUNABLES": tuned_env(dict(os.environ)).get("GLIBC_TUNABLES", GLIBC_TUNABLES)},
         "data": {"dir": str(src), "seed": SEED, "generate_s": round(gen_s, 2),
                  "counts": {k: manifest["counts"].get(k) for k in ("dsh_sessions", "dsh_events_unique",
                                                                     "autoclaw_entries", "code_files_indexable",

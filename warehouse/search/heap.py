@@ -21,6 +21,23 @@ TRIM_THRESHOLD = 16 * 2**20
 TOP_PAD = 16 * 2**20
 
 
+# glibc keeps only 7 freed chunks per size in its per-thread cache by default; a search frees
+# thousands of small ones, and the rest fragment the heap: measured, a search process got 10-25%
+# slower over ~1,000 searches (even a separate DuckDB instance in it did), and with 1,000 cached
+# chunks per size it did not (P50 39 -> 39 ms instead of 39 -> 51 ms). The tunable is read when a
+# process starts, so it is set in the environment of the processes we launch (bench children;
+# a long-running search server should be started with it too).
+GLIBC_TUNABLES = "glibc.malloc.tcache_count=1000"
+
+
+def tuned_env(env: dict[str, str]) -> dict[str, str]:
+    """`env` plus our glibc malloc tunable (kept when the caller set GLIBC_TUNABLES itself)."""
+    if not sys.platform.startswith("linux") or "tcache_count" in env.get("GLIBC_TUNABLES", ""):
+        return dict(env)
+    tunables = ":".join(t for t in (env.get("GLIBC_TUNABLES", ""), GLIBC_TUNABLES) if t)
+    return {**env, "GLIBC_TUNABLES": tunables}
+
+
 @cache
 def keep_heap_warm() -> bool:
     """Set glibc's trim threshold and top pad once per process; True if they were set."""
