@@ -27,6 +27,7 @@ from warehouse.extract.base import Progress, utc_now_iso
 from warehouse.lake import Lake
 from warehouse.paths import Paths
 from warehouse.redact import redact
+from warehouse.search.heap import tuned_env
 from warehouse.settings import Settings
 from warehouse.state import load_all_units
 
@@ -150,7 +151,7 @@ def _build(paths: Paths, settings: Settings, build_path: Path, record: dict[str,
         progress("build", 0, 1)
     try:
         proc = subprocess.run([sys.executable, "-c", _CHILD, str(job_file)], capture_output=True, text=True,
-                              check=False)
+                              check=False, env=tuned_env(dict(os.environ)))
         bigger = _bigger_memory_limit(job["memory_limit"]) if proc.returncode != 0 and _out_of_memory(proc.stderr) \
             else None
         if bigger:
@@ -162,7 +163,7 @@ def _build(paths: Paths, settings: Settings, build_path: Path, record: dict[str,
             _remove_build_files(build_path)
             job_file.write_text(json.dumps({**job, "memory_limit": bigger}), encoding="utf-8")
             proc = subprocess.run([sys.executable, "-c", _CHILD, str(job_file)], capture_output=True, text=True,
-                                  check=False)
+                                  check=False, env=tuned_env(dict(os.environ)))
     finally:
         job_file.unlink(missing_ok=True)
     if proc.returncode != 0:
