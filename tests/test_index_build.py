@@ -12,6 +12,7 @@ import pytest
 
 from warehouse import index_build
 from warehouse.db import connect
+from warehouse.search import literals
 from warehouse.search.lexical import build_lexical_index, lexical_search
 from warehouse.search.lexical_bench import Corpus
 
@@ -35,7 +36,7 @@ def _load(con: duckdb.DuckDBPyConnection, docs: list[tuple]) -> None:
     rows = sorted(docs, key=lambda d: (d[1], d[0]))
     for start in range(0, len(rows), 500):
         values = ", ".join(
-            "(" + ", ".join([str(start + i), *("NULL" if v is None else index_build.literal(v) for v in r)]) + ")"
+            "(" + ", ".join([str(start + i), *("NULL" if v is None else literals.value(v) for v in r)]) + ")"
             for i, r in enumerate(rows[start:start + 500]))
         con.execute(f"INSERT INTO ak_document VALUES {values}")
 
@@ -120,10 +121,10 @@ def test_a_previous_generation_of_another_build_key_is_not_reused(docs, tmp_path
 def test_literals_are_exact_and_escaped() -> None:
     con = connect()
     for v in ("it's '; DROP TABLE x; --", "ёлка \\n $lo", 0.1 + 0.2, 1.2, 0.75, 20.308122658470687, -3, 2**40):
-        got = con.execute(f"SELECT {index_build.literal(v)}").fetchone()[0]
+        got = con.execute(f"SELECT {literals.value(v)}").fetchone()[0]
         assert got == v and type(got) is type(v)
     with pytest.raises(TypeError):
-        index_build.literal(None)
+        literals.value(None)
 
 
 def test_the_builder_binds_no_parameters(tmp_path) -> None:
@@ -132,9 +133,10 @@ def test_the_builder_binds_no_parameters(tmp_path) -> None:
             for i, (_, _, _, text, _) in enumerate(_corpus(3, 200))]
     code = (
         "import sys; from pathlib import Path; from warehouse.db import connect; from warehouse import index_build\n"
+        "from warehouse.search import literals\n"
         f"docs = {docs!r}\n"
         "rows = sorted(docs, key=lambda d: (d[1], d[0]))\n"
-        "values = ', '.join('(' + ', '.join([str(i), *map(index_build.literal, r[:4]), 'NULL']) + ')' "
+        "values = ', '.join('(' + ', '.join([str(i), *map(literals.value, r[:4]), 'NULL']) + ')' "
         "for i, r in enumerate(rows))\n"
         f"a, b = Path({str(tmp_path / 'a.duckdb')!r}), Path({str(tmp_path / 'b.duckdb')!r})\n"
         "for path, prev in ((a, None), (b, a)):\n"

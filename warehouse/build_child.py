@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from warehouse import __version__, db, models
-from warehouse.index_build import literal
+from warehouse.search.literals import value as literal
 
 _RUNS_PER_INSERT = 500
 

@@ -57,11 +57,6 @@ def _key(duckdb_version: str, fts_version: str) -> str:
     return h.hexdigest()[:32]
 
 
-def literal(value: object) -> str:
-    """A SQL literal for a bool, int, float or str (see warehouse.search.literals)."""
-    return literals.value(value)
-
-
 def _run(con: duckdb.DuckDBPyConnection, name: str, subs: dict[str, object] | None = None) -> float:
     """Run every statement of sql/index/<name>.sql with `$name` replaced by literals; return seconds.
 
@@ -69,7 +64,7 @@ def _run(con: duckdb.DuckDBPyConnection, name: str, subs: dict[str, object] | No
     """
     t0 = time.perf_counter()
     values = subs or {}
-    sql = _PARAM.sub(lambda m: literal(values[m.group(1)]) if m.group(1) in values else m.group(0), _sql(name))
+    sql = _PARAM.sub(lambda m: literals.value(values[m.group(1)]) if m.group(1) in values else m.group(0), _sql(name))
     for stmt in con.extract_statements(sql):
         try:
             con.execute(stmt)
@@ -84,7 +79,7 @@ def attach_previous(con: duckdb.DuckDBPyConnection, prev: Path | None) -> bool:
     if prev is None or not Path(prev).exists():
         return False
     try:
-        con.execute(f"ATTACH {literal(str(prev))} AS {PREV} (READ_ONLY)")
+        con.execute(f"ATTACH {literals.text(str(prev))} AS {PREV} (READ_ONLY)")
     except duckdb.Error:
         return False
     try:
@@ -156,7 +151,7 @@ def _build(con: duckdb.DuckDBPyConnection, prev: Path | None,
             "lane": lane, "lane_no": int(lane_no), "lo": lo_id, "hi": hi_id, "k1": BM25_K1, "b": BM25_B})
     steps["fts_lane_terms"] = _run(con, "fts_lane_terms")
     steps["fts_text_terms"] = _run(con, "fts_text_terms")
-    con.execute(f"CREATE OR REPLACE TABLE fts_build AS SELECT {literal(build_key(con))} AS key")
+    con.execute(f"CREATE OR REPLACE TABLE fts_build AS SELECT {literals.text(build_key(con))} AS key")
     n_sigs = con.execute("SELECT count(*) FROM fts_text").fetchone()[0]
     for name in _STAGING:
         con.execute(f"DROP TABLE IF EXISTS {name}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -80,16 +81,26 @@ def analyze(con: duckdb.DuckDBPyConnection, query: str) -> tuple[list[str], list
     return terms, lookup(con, terms)
 
 
+def query_text(query: str) -> str:
+    """The part of a query the tokenizer sees (contract 000: at most 2000 characters)."""
+    return query[:MAX_QUERY_CHARS]
+
+
+def with_tokenizer(con: duckdb.DuckDBPyConnection, sql: str) -> Any:
+    """First value of the first row of `sql`, which uses the akw_* macros; a database whose builder
+    did not store them gets them as temp macros of this connection first."""
+    try:
+        return con.execute(sql).fetchone()[0]
+    except duckdb.CatalogException:
+        install_tokenizer(con, temp=True)
+        return con.execute(sql).fetchone()[0]
+
+
 def tokenize(con: duckdb.DuckDBPyConnection, query: str) -> list[str]:
-    """The distinct index terms of `query`, sorted (the query is a bound parameter, never SQL)."""
+    """The distinct index terms of `query`, sorted (the query is a literals.py literal, never SQL)."""
     if not query or not query.strip():
         return []
-    sql = _template("query_tokens").replace("{query}", literals.text(query[:MAX_QUERY_CHARS]))
-    try:
-        terms = con.execute(sql).fetchone()[0]
-    except duckdb.CatalogException:  # a database whose builder did not store the macros
-        install_tokenizer(con, temp=True)
-        terms = con.execute(sql).fetchone()[0]
+    terms = with_tokenizer(con, _template("query_tokens").replace("{query}", literals.text(query_text(query))))
     return sorted(set(terms or []))
 
 
@@ -97,12 +108,7 @@ def tokenize_many(con: duckdb.DuckDBPyConnection, texts: list[str]) -> list[list
     """`tokenize` for a batch of texts in one statement (each text's distinct terms, sorted)."""
     if not texts:
         return []
-    sql = f"SELECT list_transform({literals.texts(texts)}, x -> akw_terms(x))"
-    try:
-        rows = con.execute(sql).fetchone()[0]
-    except duckdb.CatalogException:
-        install_tokenizer(con, temp=True)
-        rows = con.execute(sql).fetchone()[0]
+    rows = with_tokenizer(con, f"SELECT list_transform({literals.texts(texts)}, x -> akw_terms(x))")
     return [sorted(set(r or [])) for r in rows]
 
 

@@ -36,6 +36,11 @@ def integer(value: int) -> str:
     return str(int(value))
 
 
+def bigint(value: int) -> str:
+    """A BIGINT-typed literal (a prepared statement's EXECUTE argument must match its type exactly)."""
+    return f"{int(value)}::BIGINT"
+
+
 def integers(values: Iterable[int], sql_type: str = "BIGINT") -> str:
     """A typed integer list literal, e.g. `[1, 2]::BIGINT[]`."""
     return f"[{', '.join(str(int(v)) for v in values)}]::{sql_type}[]"

@@ -245,7 +245,7 @@ class SearchEngine:
         """The query's distinct index terms, sorted, by the session's prepared tokenizer statement (the
         query goes into a temp table as a literals.py literal: planning the macros cost more than running them)."""
         sess = self._local.sess
-        sess.execute(f"DELETE FROM _query; INSERT INTO _query VALUES ({literals.text(req_text(query))})")
+        sess.execute(f"DELETE FROM _query; INSERT INTO _query VALUES ({literals.text(lexical.query_text(query))})")
         return sorted(set(sess.execute("EXECUTE akw_tokens").fetchone()[0] or []))
 
     def _lane_state(self, lane: str) -> dict[str, Any]:
@@ -298,12 +298,12 @@ class SearchEngine:
         cur.execute(_sql("hits").replace("{doc_ids}", ",".join(str(int(h[1])) for h in hits)).replace("{rows}", rows))
         quotas = _quotas(weights, req)
         # EXECUTE arguments typed exactly as declared: a type mismatch re-binds the statement each time
-        args = [_double(weights.get(ln, 0.0)) for ln in LANES] + [
-            _double(sum(idf) or 1.0), _double(MIN_COVERAGE), _double(MIN_BEST_COVERAGE),
-            _bigint(2 if len(groups) >= 3 else 1), _bigint(K_LANE), _double(RRF_K)]
+        args = [literals.double(weights.get(ln, 0.0)) for ln in LANES] + [
+            literals.double(sum(idf) or 1.0), literals.double(MIN_COVERAGE), literals.double(MIN_BEST_COVERAGE),
+            literals.bigint(2 if len(groups) >= 3 else 1), literals.bigint(K_LANE), literals.double(RRF_K)]
         cur.execute(f"EXECUTE akw_fuse({', '.join(args)})")
         slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
-        fused = cur.execute(f"EXECUTE akw_slots({', '.join(_bigint(x) for x in slots)})").fetchall()
+        fused = cur.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()
         return fused, cur.execute(f"EXECUTE akw_actors('{self._newest}'::TIMESTAMPTZ)").fetchall()
 
     # -- response ---------------------------------------------------------------------
@@ -440,30 +440,13 @@ def _session(cur: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     scans of "empty" tables): statistics propagation is off for this cursor.
     """
     cur.execute("SET disabled_optimizers = 'statistics_propagation'")
-    try:
-        cur.execute("SELECT akw_terms('')")
-    except duckdb.CatalogException:  # a database whose builder did not store the tokenizer macros
-        lexical.install_tokenizer(cur, temp=True)
+    lexical.with_tokenizer(cur, "SELECT akw_terms('')")  # temp macros if the builder did not store them
     for stmt in cur.extract_statements(_sql("session")):
         cur.execute(stmt)
     for name in ("fuse", "slots"):
         cur.execute(_sql(name))
     cur.execute("PREPARE akw_actors AS\n" + _sql("actors"))
     return cur
-
-
-def _double(x: float) -> str:
-    """A DOUBLE literal for EXECUTE (only numbers ever become SQL text)."""
-    return f"{float(x)!r}::DOUBLE"
-
-
-def _bigint(x: int) -> str:
-    return f"{int(x)}::BIGINT"
-
-
-def req_text(query: str) -> str:
-    """The part of a query the tokenizer sees (contract 000: at most 2000 characters)."""
-    return query[: lexical.MAX_QUERY_CHARS]
 
 
 def _quotas(weights: dict[str, float], req: SearchRequest) -> dict[str, int]:
