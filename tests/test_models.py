@@ -216,6 +216,42 @@ def test_skill_uses_by_tool_and_slash(src, episodes, con) -> None:
     assert total == len(uses)
 
 
+def test_skill_used_by_is_the_newest_five_actors(con) -> None:
+    """ak_skill.used_by (what a skills-lane item shows) = per actor: uses and latest episode, newest first."""
+    uses = rows(con, "SELECT skill_id, actor_id, episode_id, time FROM ak_skill_use WHERE actor_id IS NOT NULL")
+    per: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for u in uses:
+        per.setdefault((u["skill_id"], u["actor_id"]), []).append(u)
+    skills = rows(con, "SELECT skill_id, used_by FROM ak_skill")
+    assert any(s["used_by"] for s in skills)
+    for s in skills:
+        mine = [(max(u["time"] for u in us), actor, us) for (sid, actor), us in per.items() if sid == s["skill_id"]]
+        mine.sort(key=lambda x: (-x[0].timestamp(), x[1]))
+        assert [(u["actor_id"], u["uses"]) for u in s["used_by"]] == [(a, len(us)) for _, a, us in mine[:5]]
+        for u, (last, _, us) in zip(s["used_by"], mine, strict=False):
+            assert u["episode_id"] in {x["episode_id"] for x in us if x["time"] == last}
+
+
+def test_compression_hints_are_applied(con) -> None:
+    hints = models.discover()["ak_document"].compression
+    assert hints["title"] == "uncompressed"
+    got = con.execute("SELECT DISTINCT column_name, compression FROM pragma_storage_info('ak_document') "
+                      "WHERE segment_type <> 'VALIDITY'").fetchall()
+    for col in hints:
+        assert {c for name, c in got if name == col} <= {"Uncompressed", "Constant"}, col
+
+
+def test_bad_compression_hint_is_an_error(tmp_path) -> None:
+    (tmp_path / "marts").mkdir(parents=True)
+    (tmp_path / "macros").mkdir()
+    (tmp_path / "marts" / "t.sql").write_text("-- compression: nope=uncompressed\nSELECT 1 AS a\n")
+    with pytest.raises(ValueError, match="unknown column"):
+        models.run(duckdb.connect(), tmp_path, sql_dir=tmp_path)
+    (tmp_path / "marts" / "t.sql").write_text("-- compression: a=zip\nSELECT 1 AS a\n")
+    with pytest.raises(ValueError, match="bad compression hint"):
+        models.run(duckdb.connect(), tmp_path, sql_dir=tmp_path)
+
+
 # -- evidence --------------------------------------------------------------------------
 def _session_events(dsh_home: Path, session_id: str) -> dict[int, dict[str, Any]]:
     """Own events of a session file by seq, decoded independently of the extractor."""

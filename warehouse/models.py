@@ -3,7 +3,9 @@
 Model files are Jinja templates of one SELECT. `{{ ref('x') }}` names another model (and makes
 it a dependency); `{{ lake('dsh', 'events') }}` reads a lake table's Parquet files. Files in
 `sql/macros/` (CREATE MACRO statements) run first. A leading `-- materialized: view` comment
-makes a view instead of a table. A model's first comment block is its documentation;
+makes a view instead of a table; `-- compression: col=method, …` lines pin the storage compression
+of those columns (a table made as CREATE TABLE with the model's own column types, then INSERT).
+A model's first comment block is its documentation;
 `-- col: name: text` lines become DuckDB column comments for analysts. Models run in
 dependency order (ties by name), so a build is deterministic.
 """
@@ -20,6 +22,8 @@ import jinja2
 
 SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
 _COL_DOC = re.compile(r"^--\s*col:\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.+)$", re.M)
+_COMPRESSION = re.compile(r"^--\s*compression:\s*(.+)$", re.M)
+_COMPRESSION_ITEM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(uncompressed|dictionary|rle|bitpacking|fsst|chimp|patas)$")
 
 
 @dataclass
@@ -41,9 +45,21 @@ class Model:
             if not line.startswith("--"):
                 break
             text = line[2:].strip()
-            if not (text.startswith("col:") or text.startswith("materialized:")):
+            if not text.startswith(("col:", "materialized:", "compression:")):
                 lines.append(text)
         return " ".join(x for x in lines if x)
+
+    @property
+    def compression(self) -> dict[str, str]:
+        """Pinned column compression: `-- compression: title=uncompressed, path=uncompressed`."""
+        out: dict[str, str] = {}
+        for line in _COMPRESSION.findall(self.source):
+            for item in filter(None, (x.strip() for x in line.split(","))):
+                m = _COMPRESSION_ITEM.match(item)
+                if m is None:
+                    raise ValueError(f"model {self.name}: bad compression hint {item!r}")
+                out[m.group(1)] = m.group(2)
+        return out
 
     @property
     def column_docs(self) -> dict[str, str]:
@@ -122,7 +138,7 @@ def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR
         sql = env.from_string(m.source).render(ref=lambda n: n, lake=lake)
         kind = "VIEW" if m.materialized == "view" else "TABLE"
         try:
-            con.execute(f"CREATE OR REPLACE {kind} {m.name} AS {sql}")
+            _materialize(con, m, kind, sql)
         except duckdb.Error as e:
             e.add_note(f"akw build step: model {m.name}")
             raise
@@ -135,3 +151,21 @@ def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR
         if callable(on_model):
             on_model(m.name)
     return built
+
+
+def _materialize(con: duckdb.DuckDBPyConnection, m: Model, kind: str, sql: str) -> None:
+    """CREATE … AS the model; with compression hints, the table is declared from the model's own
+    column types with `USING COMPRESSION` on the hinted columns, then filled by INSERT."""
+    hints = m.compression if kind == "TABLE" else {}
+    if not hints:
+        con.execute(f"CREATE OR REPLACE {kind} {m.name} AS {sql}")
+        return
+    con.execute(f"CREATE OR REPLACE TABLE {m.name} AS {sql} WITH NO DATA")
+    cols = con.execute(f"DESCRIBE {m.name}").fetchall()
+    unknown = set(hints) - {c[0] for c in cols}
+    if unknown:
+        raise ValueError(f"model {m.name}: compression hint for unknown column(s) {sorted(unknown)}")
+    ddl = ", ".join(f'"{name}" {ctype}' + (f" USING COMPRESSION {hints[name]}" if name in hints else "")
+                    for name, ctype, *_ in cols)
+    con.execute(f"CREATE OR REPLACE TABLE {m.name} ({ddl})")
+    con.execute(f"INSERT INTO {m.name} {sql}")

@@ -2,6 +2,10 @@
 -- Lanes: episodes (episode summaries, assistant messages, tool calls and results, memories),
 -- code (chunks), skills (live skills). Injected harness messages, reasoning and AutoClaw
 -- duplicates are not documents. doc_id is dense and follows (lane, doc_key) order.
+-- Search fetches single rows by doc_id (item details); an FSST segment decodes up to the row, so
+-- the short columns whose FSST segments span whole row groups are stored uncompressed.
+-- compression: title=uncompressed, path=uncompressed, symbol=uncompressed, language=uncompressed
+-- compression: source_kind=uncompressed, account=uncompressed
 -- col: doc_key: contract item id: ep:<session>:<seq> | mem:<account>:<memory_id> | chunk:… | skill:…
 -- col: ident_text: names matched exactly with a boost (skill names, paths, symbols)
 WITH dsh_ep AS (

@@ -7,7 +7,8 @@ SELECT d.doc_id, d.doc_key, d.lane, d.kind, d.source, d.title, d.text, d.workspa
        coalesce(hs.agent_preset, acs.preset_label) AS session_preset,
        coalesce(hs.title, hs.proj_title, acs.title) AS session_title,
        sk.path AS skill_path, sk.name AS skill_name, sk.description AS skill_description,
-       sk.when_to_use AS skill_when_to_use, sk.content_hash AS skill_hash, sk.uses AS skill_uses
+       sk.when_to_use AS skill_when_to_use, sk.content_hash AS skill_hash, sk.uses AS skill_uses,
+       sk.used_by AS skill_used_by
 FROM ak_document d
 LEFT JOIN stg_dsh_sessions hs ON d.source = 'harness' AND hs.session_id = d.session_id
 LEFT JOIN stg_ac_sessions acs ON d.source = 'autoclaw' AND acs.account = d.account AND acs.session_id = d.session_id

@@ -2,8 +2,9 @@
 -- search pays no SQL planning for tokenizing, fusion and actors (planning, not execution,
 -- dominated them). The steps themselves are documented in fuse.sql / slots.sql / actors.sql.
 CREATE TEMP TABLE _query (q VARCHAR);
--- the query's terms by the index's own tokenizer macro (the text is bound into _query, never SQL)
-PREPARE akw_tokens AS SELECT akw_terms(q) FROM _query;
+-- the terms of query chunks by the index's own tokenizer macro (the chunks go into _query as
+-- literals, never SQL); warehouse/search/term_cache.py memoizes them per generation
+PREPARE akw_chunk_tokens AS SELECT q, akw_chunk_terms(q) FROM _query;
 CREATE TEMP TABLE _hits (lane VARCHAR, lex DOUBLE, bits BIGINT, doc_id INTEGER, doc_key VARCHAR, episode_id VARCHAR,
                          actor_id VARCHAR, workspace_id VARCHAR, time TIMESTAMPTZ, outcome VARCHAR, grp VARCHAR,
                          cap_key VARCHAR);

@@ -54,6 +54,7 @@ from warehouse.search.filters import lane_predicate
 from warehouse.search.heap import keep_heap_warm
 from warehouse.search.routing import lane_weights, route
 from warehouse.search.snippets import make_snippet
+from warehouse.search.term_cache import TermCache
 from warehouse.search.watchdog import Watchdog
 from warehouse.settings import Settings
 
@@ -103,6 +104,7 @@ class SearchEngine:
         self._gen: generation.Generation | None = None
         self._lane_info: dict[str, dict[str, Any]] = {}
         self._newest = "epoch"
+        self._terms = TermCache()  # query chunk -> terms, term -> vocabulary entry, of the open generation
         self._local = threading.local()  # one prepared search session (cursor) per thread
         self._watchdog = Watchdog()  # interrupts a lane query past LANE_TIMEOUT_S
         keep_heap_warm()
@@ -126,6 +128,7 @@ class SearchEngine:
                 self._con.execute("SET allocator_flush_threshold = '16MB'")
                 self._lane_info = self._read_lane_info(self._con)
                 self._newest = self._read_newest(self._con)
+                self._terms = TermCache()
                 self._cache.clear()
             if self._con is None or self._gen is None:
                 raise KnowledgeError(Code.NOT_READY, "no index generation is published yet (run `akw reindex`)")
@@ -134,7 +137,7 @@ class SearchEngine:
                 # two cursors: plain queries (lexical lanes, item details) keep the full optimizer; the
                 # session cursor holds the temp tables and the prepared fusion/actor statements
                 local.cur, local.sess = self._con.cursor(), _session(self._con.cursor())
-                local.gen_path, local.con, local.uses = self._gen.path, self._con, 0
+                local.gen_path, local.con, local.uses, local.terms = self._gen.path, self._con, 0, self._terms
             elif local.uses >= SESSION_USES:
                 # DuckDB keeps deleted rows of the session tables until they are dropped, so every
                 # search scanned all earlier searches' rows (fusion 3x slower after 650 searches)
@@ -214,7 +217,9 @@ class SearchEngine:
         state: dict[str, dict[str, Any]] = {}
         traces: list[TraceLane] = []
         hits: list[tuple[str, int, float, list[str]]] = []
-        exp = synonyms.expand(cur, req.query, terms=self._tokens(req.query))
+        memo: TermCache = self._local.terms
+        exp = synonyms.expand(cur, req.query, terms=memo.tokens(self._local.sess, req.query),
+                              lookup=lambda terms: memo.lookup(cur, terms))
         found = exp.found
         for lane in lanes:
             st = self._lane_state(lane)
@@ -240,13 +245,6 @@ class SearchEngine:
         for tr in traces:
             tr.items = len(getattr(resp.lanes, tr.lane).items) if getattr(resp.lanes, tr.lane) is not None else 0
         return resp, traces
-
-    def _tokens(self, query: str) -> list[str]:
-        """The query's distinct index terms, sorted, by the session's prepared tokenizer statement (the
-        query goes into a temp table as a literals.py literal: planning the macros cost more than running them)."""
-        sess = self._local.sess
-        sess.execute(f"DELETE FROM _query; INSERT INTO _query VALUES ({literals.text(lexical.query_text(query))})")
-        return sorted(set(sess.execute("EXECUTE akw_tokens").fetchone()[0] or []))
 
     def _lane_state(self, lane: str) -> dict[str, Any]:
         info = self._lane_info.get(lane, {})
@@ -347,8 +345,9 @@ class SearchEngine:
                 items[lane].append(SkillItem(
                     id=doc_key, name=d["skill_name"] or d["title"], path=d["skill_path"],
                     description=_cut(d["skill_description"]), when_to_use=_cut(d["skill_when_to_use"]),
-                    content_hash=d["skill_hash"], score=round(rrf, 6), why=why))
-        self._attach_used_by(cur, items["skills"])
+                    content_hash=d["skill_hash"], score=round(rrf, 6), why=why,
+                    used_by=[UsedBy(actor_id=u["actor_id"], episode_id=u["episode_id"], uses=int(u["uses"]))
+                             for u in d["skill_used_by"] or []]))
         doc_actor = {doc_key: actor for lane, _, doc_key, *_, actor in fused if lane == "episodes" and actor}
         actors = self._actors(cur, req, actor_rows, items["episodes"], doc_actor)
         warnings: list[Warning] = []
@@ -385,17 +384,6 @@ class SearchEngine:
             request_id=req.request_id, query=req.query, found=returned > 0, routing=routing, lanes=lanes,
             actors=actors, fusion=Fusion(k=RRF_K, weights=weights, dedup="by id within a lane"),
             limits=Limits(requested=req.limit, returned=returned), warnings=warnings, errors=errors)
-
-    def _attach_used_by(self, cur: duckdb.DuckDBPyConnection, skills: list[SkillItem]) -> None:
-        if not skills:
-            return
-        sql = _sql("skill_used_by").replace("{skill_ids}", literals.texts(s.id for s in skills))
-        rows = cur.execute(sql).fetchall()
-        by: dict[str, list[UsedBy]] = {}
-        for skill_id, actor_id, episode_id, uses in rows:
-            by.setdefault(skill_id, []).append(UsedBy(actor_id=actor_id, episode_id=episode_id, uses=int(uses)))
-        for s in skills:
-            s.used_by = by.get(s.id or "", [])
 
     def _actors(self, cur: duckdb.DuckDBPyConnection, req: SearchRequest, rows: list[tuple],
                 episode_items: list[EpisodeItem], doc_actor: dict[str, str]) -> list[Actor]:

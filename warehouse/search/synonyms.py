@@ -10,6 +10,7 @@ so the table matches whatever stems the index uses. Deterministic, local, no mod
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import duckdb
@@ -88,9 +89,11 @@ def _term_map(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
     return _TERM_MAP
 
 
-def expand(con: duckdb.DuckDBPyConnection, query: str, terms: list[str] | None = None) -> Expansion:
+def expand(con: duckdb.DuckDBPyConnection, query: str, terms: list[str] | None = None,
+           lookup: Callable[[list[str]], list[tuple[str, int, int]]] | None = None) -> Expansion:
     """Tokenize the query like the index does (or take its `terms`), add the terms of listed
-    equivalents, and look them all up in the vocabulary at once."""
+    equivalents, and look them all up in the vocabulary at once (`lookup`: a memoizing
+    replacement for `lexical.lookup` on `con`)."""
     terms = lexical.tokenize(con, query) if terms is None else terms
     table = _term_map(con)
     groups = [[t] for t in terms]
@@ -101,4 +104,5 @@ def expand(con: duckdb.DuckDBPyConnection, query: str, terms: list[str] | None =
                 group.append(term)
             if term not in all_terms:
                 all_terms.append(term)
-    return Expansion(all_terms, lexical.lookup(con, all_terms), groups)
+    found = lookup(all_terms) if lookup is not None else lexical.lookup(con, all_terms)
+    return Expansion(all_terms, found, groups)
