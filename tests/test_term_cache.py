@@ -53,5 +53,5 @@ def test_lookup_equals_the_vocabulary_query(con) -> None:
     memo = TermCache()
     for _ in range(2):
         for q in QUERIES:
-            terms = lexical.tokenize(con, q) + ["never-indexed"]
+            terms = [*lexical.tokenize(con, q), "never-indexed"]
             assert memo.lookup(con, terms) == lexical.lookup(con, terms), q
