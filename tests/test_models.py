@@ -232,6 +232,17 @@ def test_skill_used_by_is_the_newest_five_actors(con) -> None:
             assert u["episode_id"] in {x["episode_id"] for x in us if x["time"] == last}
 
 
+def test_actor_skills_are_their_recorded_uses(con) -> None:
+    uses = rows(con, "SELECT actor_id, skill_name, count(*) AS n FROM ak_skill_use WHERE actor_id IS NOT NULL "
+                     "GROUP BY ALL")
+    actors = rows(con, "SELECT actor_id, top_skills, skill_names FROM ak_actor")
+    assert any(a["top_skills"] for a in actors)
+    for a in actors:
+        mine = sorted((-u["n"], u["skill_name"]) for u in uses if u["actor_id"] == a["actor_id"])
+        assert [(s["name"], s["uses"]) for s in a["top_skills"]] == [(name, -n) for n, name in mine[:5]]
+        assert a["skill_names"] == sorted(name for _, name in mine)
+
+
 def test_compression_hints_are_applied(con) -> None:
     hints = models.discover()["ak_document"].compression
     assert hints["title"] == "uncompressed"

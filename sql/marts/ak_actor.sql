@@ -3,6 +3,8 @@
 -- col: kind: root_session | subagent | team_member | autoclaw_agent
 -- col: dispatch_mode: spawn_replica (historical DSH actor) | team_task (team member) | external_handoff (AutoClaw)
 -- col: success_rate: successes / finished episodes (partial counts as half)
+-- col: top_skills: the five skills used most, {name, uses}, by uses desc, name
+-- col: skill_names: every skill name used (sorted)
 WITH dsh AS (
     SELECT actor_id, any_value(actor_kind) AS kind, 'harness' AS source, any_value(actor_name) AS display_name,
            CAST(NULL AS VARCHAR) AS description,
@@ -42,6 +44,13 @@ main_ws AS (  -- the workspace of most episodes; ties by id, so the choice is de
           WHERE actor_id IS NOT NULL GROUP BY ALL)
     QUALIFY row_number() OVER (PARTITION BY actor_id ORDER BY n DESC, workspace_id NULLS LAST, workspace_path) = 1
 ),
+skills AS (
+    SELECT actor_id, list_sort(list({'rank': -uses, 'name': skill_name, 'uses': uses}))[1:5] AS ranked,
+           list_sort(list(skill_name)) AS skill_names
+    FROM (SELECT actor_id, skill_name, count(*) AS uses FROM {{ ref('ak_skill_use') }}
+          WHERE actor_id IS NOT NULL GROUP BY ALL)
+    GROUP BY actor_id
+),
 part AS (  -- AutoClaw agents also work as participants of other agents' runs
     SELECT 'actor:autoclaw:agent:' || account || ':' || agent_id AS actor_id, count(*) AS participations,
            count(*) FILTER (WHERE outcome IN ('completed', 'success')) AS participations_ok
@@ -60,9 +69,12 @@ SELECT a.actor_id, a.kind, a.source, a.display_name, a.description,
             ELSE round((ep.successes + 0.5 * ep.partials) / (ep.successes + ep.partials + ep.failures), 4)
        END AS success_rate,
        CASE a.kind WHEN 'team_member' THEN 'team_task' WHEN 'autoclaw_agent' THEN 'external_handoff'
-                   ELSE 'spawn_replica' END AS dispatch_mode
+                   ELSE 'spawn_replica' END AS dispatch_mode,
+       coalesce([{'name': r.name, 'uses': r.uses} FOR r IN sk.ranked], []) AS top_skills,
+       coalesce(sk.skill_names, []) AS skill_names
 FROM actors a
 LEFT JOIN ep USING (actor_id)
 LEFT JOIN main_ws w USING (actor_id)
 LEFT JOIN part USING (actor_id)
+LEFT JOIN skills sk USING (actor_id)
 ORDER BY a.actor_id

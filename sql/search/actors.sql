@@ -8,9 +8,10 @@
 -- half-life from the newest activity in the index ($1, read once per generation; not the wall
 -- clock: same index -> same answer). same_workspace: the actor worked in the workspace of the best
 -- episode hit; skill_overlap: share of the top-3 skills of the skills lane that the actor used.
--- skills: the actor's five most used skills (for `why` and the response), from ak_skill_use.
+-- skills: the actor's five most used skills (for `why` and the response): ak_actor.top_skills.
 -- Prepared once per search cursor (akw_actors). Lists are sorted by list_sort, not ORDER BY
--- inside the aggregate (an ordered aggregate sorts per group: a third of this statement's time).
+-- inside the aggregate (an ordered aggregate sorts per group: a third of this statement's time);
+-- the per-actor skill lists are built with the index (ak_actor), not per search.
 WITH top AS (
     SELECT (SELECT workspace_id FROM _fused WHERE lane = 'episodes' ORDER BY rrf DESC, doc_key LIMIT 1) AS ws,
            (SELECT coalesce(list(grp ORDER BY lane_rank), []) FROM _fused WHERE lane = 'skills' AND lane_rank <= 3)
@@ -28,31 +29,22 @@ per AS (
     WHERE lane = 'episodes' AND actor_id IS NOT NULL
     GROUP BY actor_id
 ),
-used AS (
-    SELECT actor_id, skill_name, count(*) AS uses
-    FROM ak_skill_use WHERE actor_id IN (SELECT actor_id FROM per)
-    GROUP BY actor_id, skill_name
-),
-skills AS (
-    SELECT u.actor_id,
-           list_sort(list({'rank': -u.uses, 'name': u.skill_name, 'uses': u.uses}))[1:5] AS skills,
-           CASE WHEN len(any_value(top.names)) = 0 THEN 0.0
-                ELSE count(*) FILTER (WHERE list_contains(top.names, u.skill_name)) / len(any_value(top.names))
-           END AS skill_overlap
-    FROM used u CROSS JOIN top
-    GROUP BY u.actor_id
-),
 terms AS (
-    SELECT p.*, coalesce(s.skill_overlap, 0.0) AS skill_overlap, coalesce(s.skills, []) AS skills,
+    SELECT p.*, a.kind, a.source, a.display_name, a.dispatch_mode, a.success_rate, a.episodes AS total_episodes,
+           a.top_skills AS skills,
+           -- |skills used ∩ top skill names| by inclusion-exclusion (both lists distinct; list_intersect
+           -- is a lambda macro, and a lambda re-binds this prepared statement on every EXECUTE)
+           CASE WHEN len(top.names) = 0 THEN 0.0
+                ELSE (len(a.skill_names) + len(top.names) - len(list_distinct(list_concat(a.skill_names, top.names))))
+                     / len(top.names) END AS skill_overlap,
            exp(-greatest(date_diff('hour', p.last_time, $1::TIMESTAMPTZ), 0) / 24.0 / 90.0 * ln(2)) AS recency,
            CASE WHEN p.same_ws THEN 1.0 ELSE 0.0 END AS same_workspace
-    FROM per p LEFT JOIN skills s USING (actor_id)
+    FROM per p CROSS JOIN top JOIN ak_actor a USING (actor_id)
 )
-SELECT t.actor_id, a.kind, a.source, a.display_name, a.dispatch_mode, a.success_rate, a.episodes AS total_episodes,
+SELECT t.actor_id, t.kind, t.source, t.display_name, t.dispatch_mode, t.success_rate, t.total_episodes,
        t.episodes, t.max_rel, t.mean_top3, t.success, t.recency, t.same_workspace, t.skill_overlap, t.last_time,
        t.max_rel + 0.3 * t.mean_top3 + t.max_rel * (0.2 * t.recency + 0.2 * t.success + 0.1 * t.same_workspace
            + 0.1 * t.skill_overlap) AS score,
        t.skills
 FROM terms t
-JOIN ak_actor a USING (actor_id)
 ORDER BY score DESC, t.actor_id;

@@ -1,9 +1,10 @@
 -- Fusion of per-lane lexical hits (contract 000 §7), in SQL; prepared once per search cursor.
 -- Input: _hits (hits.sql) = each lane's top hits, bits: bit i = matched query term i.
 -- Parameters: $1..$3 lane weights (episodes, code, skills), $4 total group weight, $5 min item
--- coverage, $6 min best coverage, $7 min groups matched, $8 top K per lane, $9 RRF k.
--- _groups(mask, weight): a group is a query term with its RU/EN equivalents, weighted by idf (an
--- unknown term weighs much: a query about something never indexed covers little).
+-- coverage, $6 min best coverage, $7 min groups matched, $8 top K per lane, $9 RRF k,
+-- $10/$11 the groups' term masks and weights: a group is a query term with its RU/EN equivalents,
+-- weighted by idf (an unknown term weighs much: a query about something never indexed covers
+-- little). Lists, not a temp table: one write fewer per search.
 -- 1. one item per lane group (an episode: its best event, matching the terms of all its events;
 --    a skill name deployed in several roots; a code chunk);
 -- 2. coverage = weighted share of the groups an item matches; relevance = BM25 × (0.2 + 0.8·coverage);
@@ -17,14 +18,15 @@
 -- is re-bound on every EXECUTE (measured ~3 ms), and EXECUTE arguments are typed exactly for
 -- the same reason.
 PREPARE akw_fuse AS INSERT INTO _fused
-WITH best AS (
+WITH grps AS (SELECT unnest($10::BIGINT[]) AS mask, unnest($11::DOUBLE[]) AS weight),
+best AS (
     SELECT lane, arg_max(doc_id, (lex, -doc_id)) AS doc_id, bit_or(bits) AS grp_bits
     FROM _hits GROUP BY lane, grp
 ),
 matched AS (
     SELECT b.lane, b.doc_id, b.grp_bits, coalesce(sum(g.weight), 0) / $4::DOUBLE AS coverage,
            count(g.mask) AS groups_matched
-    FROM best b LEFT JOIN _groups g ON (b.grp_bits & g.mask) <> 0
+    FROM best b LEFT JOIN grps g ON (b.grp_bits & g.mask) <> 0
     GROUP BY b.lane, b.doc_id, b.grp_bits
 ),
 covered AS (

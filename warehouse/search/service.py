@@ -289,8 +289,7 @@ class SearchEngine:
         masks = [sum(bit.get(t, 0) for t in g) for g in groups]
         idf = [weight(g) for g in groups]
         cur = self._local.sess  # the session cursor: its temp tables and prepared statements
-        cur.execute("DELETE FROM _hits; DELETE FROM _fused; DELETE FROM _groups; INSERT INTO _groups "
-                    f"SELECT unnest({literals.integers(masks)}), unnest({literals.doubles(idf)})")
+        cur.execute("DELETE FROM _hits; DELETE FROM _fused")
         rows = literals.number_rows((LANES.index(h[0]), h[1], float(h[2]), sum(bit.get(t, 0) for t in h[3]))
                                     for h in hits)
         cur.execute(_sql("hits").replace("{doc_ids}", ",".join(str(int(h[1])) for h in hits)).replace("{rows}", rows))
@@ -298,7 +297,8 @@ class SearchEngine:
         # EXECUTE arguments typed exactly as declared: a type mismatch re-binds the statement each time
         args = [literals.double(weights.get(ln, 0.0)) for ln in LANES] + [
             literals.double(sum(idf) or 1.0), literals.double(MIN_COVERAGE), literals.double(MIN_BEST_COVERAGE),
-            literals.bigint(2 if len(groups) >= 3 else 1), literals.bigint(K_LANE), literals.double(RRF_K)]
+            literals.bigint(2 if len(groups) >= 3 else 1), literals.bigint(K_LANE), literals.double(RRF_K),
+            literals.integers(masks), literals.doubles(idf)]
         cur.execute(f"EXECUTE akw_fuse({', '.join(args)})")
         slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
         fused = cur.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()
