@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import akw_fixtures
+import duckdb
 import pytest
 
 from warehouse.api import Warehouse
+from warehouse.errors import Code, KnowledgeError
 from warehouse.search.contract import invariant_violations, parse_request
 from warehouse.search.service import RRF_K
 
@@ -344,3 +346,20 @@ def test_kc5_no_source(broken_homes: dict[str, Warehouse]) -> None:
     assert d["found"] is False
     assert [e["code"] for e in d["errors"]] == ["KNOWLEDGE_NO_SOURCE"]
     assert all(not d["lanes"][ln]["items"] for ln in ("episodes", "code", "skills")) and d["actors"] == []
+
+
+def test_generation_of_another_version_asks_for_reindex(wh: Warehouse, gen: tuple[Path, dict[str, Any]],
+                                                       tmp_path: Path) -> None:
+    """A published index that lacks what this version reads is KNOWLEDGE_NOT_READY, not a DuckDB error."""
+    home = tmp_path / "old-home"
+    shutil.copytree(wh.paths.home, home)
+    [gen_file] = [p for p in (home / "generations").glob("gen-*.duckdb")
+                  if p.name in (home / "generations" / "CURRENT").read_text()]
+    con = duckdb.connect(str(gen_file))
+    con.execute("ALTER TABLE ak_actor DROP COLUMN top_skills")  # as built before the column existed
+    con.close()
+    old = Warehouse.open(gen[0] / "dsh", gen[0] / "autoclaw", home)
+    for _ in range(2):  # and it stays an answer, not a broken session
+        with pytest.raises(KnowledgeError) as err:
+            q(old, "who migrated iya.ru")
+        assert err.value.code == Code.NOT_READY.value and "akw reindex" in str(err.value)

@@ -175,8 +175,8 @@ class SearchEngine:
     def search(self, request: dict[str, Any] | str | SearchRequest) -> SearchResponse:
         t0 = time.perf_counter()
         req = request if isinstance(request, SearchRequest) else parse_request(request)
-        cur, gen = self._connection()
         try:
+            cur, gen = self._connection()
             key = (gen.index_rev, req.model_dump_json(by_alias=True, exclude={"request_id", "trace"}))
             cached = self._cache.get(key)
             if cached is not None:
@@ -200,6 +200,11 @@ class SearchEngine:
                 resp.trace = Trace(lanes=traces, total_ms=round((time.perf_counter() - t0) * 1000, 3))
             self._log(req, resp, t0, cache_hit=False)
             return resp
+        except (duckdb.BinderException, duckdb.CatalogException) as e:
+            self._local.gen_path = None
+            # a generation built by another akw version lacks a table or column this one reads
+            raise KnowledgeError(Code.NOT_READY, "the published index was built by another akw version and "
+                                 "cannot be searched by this one: run `akw reindex`") from e
         except duckdb.Error:
             self._local.gen_path = None  # a broken session is rebuilt on the next search
             raise
