@@ -55,3 +55,10 @@ def test_lookup_equals_the_vocabulary_query(con) -> None:
         for q in QUERIES:
             terms = [*lexical.tokenize(con, q), "never-indexed"]
             assert memo.lookup(con, terms) == lexical.lookup(con, terms), q
+
+
+def test_memo_is_bounded(con) -> None:
+    memo = TermCache()
+    long_chunk = "https://example.org/" + "a" * 100
+    assert memo.tokens(con, f"certbot {long_chunk}") == lexical.tokenize(con, f"certbot {long_chunk}")
+    assert "certbot" in memo._chunk_terms and long_chunk not in memo._chunk_terms

@@ -21,7 +21,8 @@ from warehouse.search import lexical, literals
 
 # akw_chunks: these characters become ' ', then the text splits on ' ' (empty chunks included)
 _WHITESPACE = re.compile("[\t\n\r\x0b\x0c\x85\xa0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]")
-MAX_ENTRIES = 50_000  # per memo; full -> emptied (bounded memory, no eviction order to reason about)
+MAX_ENTRIES = 20_000  # per memo; full -> emptied (bounded memory, no eviction order to reason about)
+MAX_CHUNK_CHARS = 64  # longer chunks (URLs, blobs) rarely repeat: tokenized every time, never kept
 
 
 def chunks(text: str) -> list[str]:
@@ -49,10 +50,11 @@ class TermCache:
             sess.execute(f"DELETE FROM _query; INSERT INTO _query VALUES {values}")
             got = {c: tuple(t or []) for c, t in sess.execute("EXECUTE akw_chunk_tokens").fetchall()}
             known.update(got)
+            keep = {c: t for c, t in got.items() if len(c) <= MAX_CHUNK_CHARS}
             with self._lock:
-                if len(self._chunk_terms) + len(got) > MAX_ENTRIES:
+                if len(self._chunk_terms) + len(keep) > MAX_ENTRIES:
                     self._chunk_terms.clear()
-                self._chunk_terms.update(got)
+                self._chunk_terms.update(keep)
         return sorted({t for c in parts for t in known[c]})
 
     def lookup(self, cur: duckdb.DuckDBPyConnection, terms: list[str]) -> list[tuple[str, int, int]]:
