@@ -64,6 +64,9 @@ EQUIV: dict[str, str] = {
     "rotat": "ротация", "restor": "восстановление", "renew": "продление", "full": "заполнен",
     "space": "место", "secur": "безопасность", "harden": "усиление", "proxi": "прокси",
     "clean": "очистка почистить", "fix": "исправить починить", "repositori": "репозиторий",
+    # English paraphrases of English work words
+    "move": "migrate migration", "moved": "migrate migration", "websit": "site", "website": "site",
+    "machin": "server host", "machine": "server host",
 }
 
 
