@@ -363,3 +363,19 @@ def test_generation_of_another_version_asks_for_reindex(wh: Warehouse, gen: tupl
         with pytest.raises(KnowledgeError) as err:
             q(old, "who migrated iya.ru")
         assert err.value.code == Code.NOT_READY.value and "akw reindex" in str(err.value)
+
+
+def test_concurrent_searches_answer_as_sequential_ones(wh: Warehouse, gen: tuple[Path, dict[str, Any]]) -> None:
+    """Threads share one engine (its generation, term memo, watchdog) but never each other's session tables."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    queries = ["who migrated iya.ru", "кто восстанавливал доступ к MySQL на 176.99.5.35", "certbot renew",
+               "disk full db-01", "ротация сертификатов", "pg_dump backup", "nginx proxy", "flaky checkout test",
+               "ssh hardening sshd_config", "what do we know about DNS records"]
+    reqs = [{"query": text, "mode": mode, "include": ["episodes", "code", "skills"]}
+            for text in queries for mode in ("auto", "find_agent", "find_code")]
+    sequential = [_no_trace(q(wh, **r)) for r in reqs]
+    fresh = Warehouse.open(gen[0] / "dsh", gen[0] / "autoclaw", wh.paths.home)  # empty response cache
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        concurrent = list(pool.map(lambda r: _no_trace(q(fresh, **r)), reqs))
+    assert [json.dumps(d, sort_keys=True) for d in concurrent] == [json.dumps(d, sort_keys=True) for d in sequential]
