@@ -243,6 +243,21 @@ def test_actor_skills_are_their_recorded_uses(con) -> None:
         assert a["skill_names"] == sorted(name for _, name in mine)
 
 
+def test_document_workspace_numbers(con) -> None:
+    """ws_no names exactly one (workspace_id, workspace_path) pair; documents without either have none."""
+    bad = con.execute("""
+        SELECT count(*) FROM ak_document d LEFT JOIN ak_document_workspace w USING (ws_no)
+        WHERE (d.ws_no IS NULL) <> (d.workspace_id IS NULL AND d.workspace_path IS NULL)
+           OR w.workspace_id IS DISTINCT FROM d.workspace_id OR w.workspace_path IS DISTINCT FROM d.workspace_path
+    """).fetchone()[0]
+    assert bad == 0
+    n_pairs, n_rows, docs = con.execute("SELECT (SELECT count(*) FROM (SELECT DISTINCT workspace_id, workspace_path "
+                                        "FROM ak_document WHERE ws_no IS NOT NULL)), count(*), sum(documents) "
+                                        "FROM ak_document_workspace").fetchone()
+    assert n_pairs == n_rows > 1
+    assert docs == con.execute("SELECT count(*) FROM ak_document WHERE ws_no IS NOT NULL").fetchone()[0]
+
+
 def test_compression_hints_are_applied(con) -> None:
     hints = models.discover()["ak_document"].compression
     assert hints["title"] == "uncompressed"

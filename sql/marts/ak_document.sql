@@ -7,6 +7,7 @@
 -- compression: title=uncompressed, path=uncompressed, symbol=uncompressed, language=uncompressed
 -- compression: source_kind=uncompressed, account=uncompressed
 -- col: doc_key: contract item id: ep:<session>:<seq> | mem:<account>:<memory_id> | chunk:… | skill:…
+-- col: ws_no: a number per (workspace_id, workspace_path) pair, NULL for none (ak_document_workspace)
 -- col: ident_text: names matched exactly with a boost (skill names, paths, symbols)
 WITH dsh_ep AS (
     SELECT 'ep:' || e.session_id || ':' || coalesce(e.goal_seq, e.seq_first) AS doc_key, 'episodes' AS lane,
@@ -82,7 +83,7 @@ docs AS (
     SELECT * FROM dsh_ep UNION ALL SELECT * FROM dsh_ev UNION ALL SELECT * FROM ac_ep
     UNION ALL SELECT * FROM ac_ev UNION ALL SELECT * FROM mem UNION ALL SELECT * FROM skills
 ),
-with_code AS (
+with_code AS NOT MATERIALIZED (
     SELECT doc_key, lane, kind, source, title, text, ident_text, workspace_id, workspace_path, session_id,
            CAST(seq AS BIGINT) AS seq, event_type, episode_id, actor_id, CAST(time AS TIMESTAMPTZ) AS time, outcome, skills,
            account, CAST(NULL AS VARCHAR) AS path, CAST(NULL AS INTEGER) AS start_line, CAST(NULL AS INTEGER) AS end_line,
@@ -93,8 +94,16 @@ with_code AS (
            concat_ws(' ', rel_path, symbol), workspace_id, workspace_path, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
            CAST([] AS VARCHAR[]), NULL, rel_path, start_line, end_line, source_kind, symbol, language
     FROM {{ ref('stg_code_chunks') }}
+),
+ws_keys AS (  -- a small integer per (workspace_id, workspace_path): filters scan it, not the strings
+    SELECT workspace_id, workspace_path,
+           CAST(row_number() OVER (ORDER BY workspace_id NULLS LAST, workspace_path NULLS LAST) AS INTEGER) AS ws_no
+    FROM (SELECT DISTINCT workspace_id, workspace_path FROM with_code
+          WHERE workspace_id IS NOT NULL OR workspace_path IS NOT NULL)
 )
-SELECT CAST(row_number() OVER (ORDER BY lane, doc_key) - 1 AS INTEGER) AS doc_id, *
-FROM with_code
+SELECT CAST(row_number() OVER (ORDER BY lane, doc_key) - 1 AS INTEGER) AS doc_id, w.*, k.ws_no
+FROM with_code w
+LEFT JOIN ws_keys k ON k.workspace_id IS NOT DISTINCT FROM w.workspace_id
+                   AND k.workspace_path IS NOT DISTINCT FROM w.workspace_path
 QUALIFY row_number() OVER (PARTITION BY doc_key ORDER BY kind = 'episode' DESC, length(text) DESC) = 1
 ORDER BY doc_id

@@ -15,11 +15,15 @@ from warehouse.search.contract import Filters
 def lane_predicate(lane: str, f: Filters) -> str:
     clauses: list[str] = []
     if f.workspaces:
+        # exact roots, resolved to ak_document.ws_no first: an integer column scans ~10x cheaper
+        # than the two string columns (the table has one row per (workspace_id, workspace_path))
         ws = lit.texts(f.workspaces)
         if lane == "skills":  # global skills (no workspace) stay visible; workspace skills must match
-            clauses.append(f"(d.workspace_id IS NULL OR list_contains({ws}, d.workspace_id))")
+            clauses.append("(d.ws_no IS NULL OR d.ws_no IN (SELECT ws_no FROM ak_document_workspace "
+                           f"WHERE list_contains({ws}, workspace_id)))")
         else:
-            clauses.append(f"(list_contains({ws}, d.workspace_id) OR list_contains({ws}, d.workspace_path))")
+            clauses.append("d.ws_no IN (SELECT ws_no FROM ak_document_workspace "
+                           f"WHERE list_contains({ws}, workspace_id) OR list_contains({ws}, workspace_path))")
     if lane == "episodes":
         if f.session_ids:
             clauses.append(f"list_contains({lit.texts(f.session_ids)}, d.session_id)")
