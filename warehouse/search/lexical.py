@@ -191,7 +191,8 @@ class _Plan:
         sql = (
             _template("lexical_search")
             .replace("{candidates}", _template("lexical_candidates") if essential else "")
-            .replace("{filter}", _template("lexical_filter") if self.where_sql.strip() else "")
+            .replace("{filter}", _template("lexical_filter").replace("{lane}", literals.text(lane))
+                     if self.where_sql.strip() else "")
             .replace("{postings}", _postings(lane, self.ids, self.per_term))
             .replace("{essential_postings}", _postings(lane, essential or [], self.per_term))
             .replace("{ident_ids}", _ints(ident_ids))

@@ -69,7 +69,7 @@ MIN_BEST_COVERAGE = 0.3  # below this even for the best item, the query has no a
 OOV_WEIGHT = 0.5  # weight of a query term the index has never seen, relative to the rarest known term
 MAX_COVERAGE_TERMS = 62  # one bit per term in a BIGINT
 LANE_TIMEOUT_S = 0.25  # contract §11
-SEARCH_MEMORY = "100MB"  # buffer pool of a search process: the hot index pages; RSS stays < 300 MB at 1M
+SEARCH_MEMORY = "80MB"  # buffer pool of a search process: the hot index pages; RSS stays < 300 MB at 1M
 SEARCH_THREADS = 1  # one thread: small statements pay twice the CPU with a second worker (measured), and
 # the lexical lane queries of a million documents gain less from it than that costs
 LANES = ("episodes", "code", "skills")
