@@ -55,6 +55,7 @@ def test_report_shape(report: dict) -> None:
     assert all(v["n"] == 3 and v["p50_ms"] <= v["p95_ms"] <= v["max_ms"] for v in report["search"]["modes"].values())
     filtered = report["search"]["filtered"]
     assert filtered["n"] == 3 and filtered["filters"]["workspaces"] and filtered["p50_ms"] <= filtered["max_ms"]
+    assert filtered["peak_rss_mb"] > 0
     assert report["search"]["peak_rss_mb"] > 0
     f = report["baseline"]["sqlite_fts5"]
     assert f["docs"] == changed[0]["docs"] and f["queries"] == 3 and f["fts5_query_errors"] == 0

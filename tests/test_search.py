@@ -379,3 +379,22 @@ def test_concurrent_searches_answer_as_sequential_ones(wh: Warehouse, gen: tuple
     with ThreadPoolExecutor(max_workers=4) as pool:
         concurrent = list(pool.map(lambda r: _no_trace(q(fresh, **r)), reqs))
     assert [json.dumps(d, sort_keys=True) for d in concurrent] == [json.dumps(d, sort_keys=True) for d in sequential]
+
+
+def test_lane_queries_that_fail_degrade_their_lanes(gen: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    """A lane query that fails (here: out of DuckDB memory, really) is a degraded lane, not an exception."""
+    wh2 = _build(gen[0], tmp_path / "home")
+    query = "who restored MySQL access on 176.99.5.35"
+    assert q(wh2, query, limit=9)["found"] is True  # warms the term memo: tokenizing needs no memory next time
+    for mb in range(1, 64):  # the smallest limit DuckDB accepts: what it holds already (indexes, session tables)
+        try:
+            wh2.engine._con.execute(f"SET memory_limit = '{mb}MB'")
+            break
+        except duckdb.OutOfMemoryException:
+            continue
+    d = q(wh2, query, limit=8)
+    assert d["found"] is False and [e["code"] for e in d["errors"]] == ["KNOWLEDGE_NO_SOURCE"]
+    for lane in ("episodes", "code"):
+        assert d["lanes"][lane]["degraded"] is True and d["lanes"][lane]["items"] == []
+        assert "OutOfMemoryException" in d["lanes"][lane]["degradation_reason"]
+    assert "176.99.5.35" not in json.dumps(d["warnings"]) + json.dumps(d["errors"])  # no query text in errors

@@ -4,13 +4,14 @@
 -- IN list keeps only its min..max range). Exact-identifier terms ({ident_ids}) weigh
 -- {ident_boost}x. {term_bits} maps each term_id to one bit, so `matched` says which query terms
 -- a document has without a list aggregate. {candidates} is empty or lexical_candidates.sql;
--- {filter} is empty or lexical_filter.sql. Ties are broken by doc_id: same index, same list.
+-- {filter} is empty or lexical_filter.sql, {prefilter} empty or lexical_prefilter.sql (never
+-- both). Ties are broken by doc_id: same index, same list.
 WITH hits AS (
     SELECT doc_id,
            sum(impact * CASE WHEN term_id IN ({ident_ids}) THEN {ident_boost} ELSE 1 END) AS score,
            bit_or(CASE term_id {term_bits} END) AS matched
     FROM ({postings}) AS p
-    {candidates}
+    WHERE true {candidates} {prefilter}
     GROUP BY doc_id
 )
 SELECT h.doc_id, h.score, h.matched

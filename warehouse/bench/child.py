@@ -50,7 +50,6 @@ def phase_search(p: dict[str, Any]) -> dict[str, Any]:
     """Warm latency per mode over the same queries; warm-up requests use another limit (no cache hits)."""
     wh = _open(p)
     queries = p["queries"]
-    filters = _busiest_workspace(wh)  # before the engine opens the generation (another configuration)
     for q in queries[: p.get("warmup", 10)]:
         wh.search({"schema": "knowledge.search/v1", "query": q, "limit": 9})
     out: dict[str, Any] = {}
@@ -62,8 +61,18 @@ def phase_search(p: dict[str, Any]) -> dict[str, Any]:
             ms.append((time.perf_counter() - t0) * 1000)
             zero += not resp["found"]
         out[mode] = {**percentiles(ms), "not_found": zero}
-    return {"modes": out, "filtered": _filtered(wh, queries, filters), "queries": len(queries),
-            "searches": len(queries) * (len(MODES) + 1)}
+    return {"modes": out, "queries": len(queries), "searches": len(queries) * len(MODES)}
+
+
+def phase_search_filtered(p: dict[str, Any]) -> dict[str, Any]:
+    """`auto` filtered to the workspace with the most documents (agents pass their workspace), warm,
+    in a process of its own: its peak RSS is reported apart from the five modes'."""
+    wh = _open(p)
+    queries = p["queries"]
+    filters = _busiest_workspace(wh)  # before the engine opens the generation (another configuration)
+    for q in queries[: p.get("warmup", 10)]:
+        wh.search({"schema": "knowledge.search/v1", "query": q, "limit": 9, "filters": filters})
+    return _filtered(wh, queries, filters)
 
 
 def _busiest_workspace(wh: Warehouse) -> dict[str, Any]:
@@ -73,7 +82,6 @@ def _busiest_workspace(wh: Warehouse) -> dict[str, Any]:
 
 
 def _filtered(wh: Warehouse, queries: list[str], filters: dict[str, Any]) -> dict[str, Any]:
-    """`auto` again, filtered to the workspace with the most documents (agents pass their workspace)."""
     ms, zero = [], 0
     for q in queries:
         t0 = time.perf_counter()
@@ -88,7 +96,8 @@ def phase_baseline(p: dict[str, Any]) -> dict[str, Any]:
                         Path(p["sqlite"]), p["queries"], k=p.get("k", 10))
 
 
-PHASES = {"reindex": phase_reindex, "search": phase_search, "baseline": phase_baseline}
+PHASES = {"reindex": phase_reindex, "search": phase_search, "search_filtered": phase_search_filtered,
+          "baseline": phase_baseline}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -33,7 +33,8 @@ def print_bench(console: Console, r: dict[str, Any]) -> None:
         s.add_row(mode, *(f"{v[k]:.1f}" for k in ("p50_ms", "p95_ms", "max_ms")), str(v["not_found"]))
     v = r["search"].get("filtered")
     if v:
-        s.add_row("auto, one workspace", *(f"{v[k]:.1f}" for k in ("p50_ms", "p95_ms", "max_ms")), str(v["not_found"]))
+        s.add_row(f"auto, one workspace (own process, peak RSS {v['peak_rss_mb']} MB)",
+                  *(f"{v[k]:.1f}" for k in ("p50_ms", "p95_ms", "max_ms")), str(v["not_found"]))
     console.print(s)
     f = r["baseline"]["sqlite_fts5"]
     console.print(f"baseline per lane (k={f['k']}): ours lexical p50 {f['ours_lexical']['p50_ms']} ms vs FTS5 bm25 "

@@ -50,3 +50,11 @@ def lane_predicate(lane: str, f: Filters) -> str:
         clauses.append(f"list_bool_or(list_transform({prefixes}, lambda p: starts_with(d.path, p)"
                        " OR starts_with(d.workspace_path || '/' || d.path, p)))")
     return " AND ".join(clauses)
+
+
+def is_selective(lane: str, f: Filters) -> bool:
+    """Few documents of the lane can match: sessions or actors (the lexical query then filters the
+    postings before scoring; a broad filter, e.g. a workspace, is joined to the scored hits)."""
+    if lane == "episodes":
+        return bool(f.session_ids or f.actor_ids)
+    return lane == "skills" and bool(f.actor_ids)
