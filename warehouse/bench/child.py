@@ -50,17 +50,8 @@ def phase_search(p: dict[str, Any]) -> dict[str, Any]:
     """Warm latency per mode over the same queries; warm-up requests use another limit (no cache hits)."""
     wh = _open(p)
     queries = p["queries"]
-    for q in queries[: p.get("warmup", 10)]:
-        wh.search({"schema": "knowledge.search/v1", "query": q, "limit": 9})
-    out: dict[str, Any] = {}
-    for mode in MODES:
-        ms, zero = [], 0
-        for q in queries:
-            t0 = time.perf_counter()
-            resp = wh.search({"schema": "knowledge.search/v1", "query": q, "mode": mode, "limit": 10})
-            ms.append((time.perf_counter() - t0) * 1000)
-            zero += not resp["found"]
-        out[mode] = {**percentiles(ms), "not_found": zero}
+    _warm_up(wh, queries[: p.get("warmup", 10)])
+    out = {mode: _timed(wh, queries, mode=mode) for mode in MODES}
     return {"modes": out, "queries": len(queries), "searches": len(queries) * len(MODES)}
 
 
@@ -70,9 +61,8 @@ def phase_search_filtered(p: dict[str, Any]) -> dict[str, Any]:
     wh = _open(p)
     queries = p["queries"]
     filters = _busiest_workspace(wh)  # before the engine opens the generation (another configuration)
-    for q in queries[: p.get("warmup", 10)]:
-        wh.search({"schema": "knowledge.search/v1", "query": q, "limit": 9, "filters": filters})
-    return _filtered(wh, queries, filters)
+    _warm_up(wh, queries[: p.get("warmup", 10)], filters=filters)
+    return {**_timed(wh, queries, filters=filters), "filters": filters}
 
 
 def _busiest_workspace(wh: Warehouse) -> dict[str, Any]:
@@ -81,14 +71,20 @@ def _busiest_workspace(wh: Warehouse) -> dict[str, Any]:
     return {"workspaces": [rows[0][0]]} if rows else {}
 
 
-def _filtered(wh: Warehouse, queries: list[str], filters: dict[str, Any]) -> dict[str, Any]:
+def _warm_up(wh: Warehouse, queries: list[str], **fields: Any) -> None:
+    for q in queries:  # limit 9: the timed requests (limit 10) are never cache hits
+        wh.search({"schema": "knowledge.search/v1", "query": q, "limit": 9, **fields})
+
+
+def _timed(wh: Warehouse, queries: list[str], **fields: Any) -> dict[str, Any]:
+    """Each query once with `fields` (mode, filters): latency percentiles and how many found nothing."""
     ms, zero = [], 0
     for q in queries:
         t0 = time.perf_counter()
-        resp = wh.search({"schema": "knowledge.search/v1", "query": q, "limit": 10, "filters": filters})
+        resp = wh.search({"schema": "knowledge.search/v1", "query": q, "limit": 10, **fields})
         ms.append((time.perf_counter() - t0) * 1000)
         zero += not resp["found"]
-    return {**percentiles(ms), "not_found": zero, "filters": filters}
+    return {**percentiles(ms), "not_found": zero}
 
 
 def phase_baseline(p: dict[str, Any]) -> dict[str, Any]:
