@@ -9,17 +9,15 @@ SELECT s.skill_id, s.name, s.root_kind, s.root_path, s.workspace_id, s.account, 
        s.ledger_sha256, s.ledger_matches, s.deployed_at, s.bundles, s.referenced_missing,
        coalesce(r.resources, 0) AS resources, coalesce(r.binary_resources, 0) AS binary_resources,
        coalesce(u.uses, 0) AS uses, coalesce(u.actors, 0) AS actors, u.last_used_at,
-       coalesce(b.used_by, []) AS used_by
+       coalesce(u.used_by, []) AS used_by
 FROM {{ ref('stg_skills') }} s
 LEFT JOIN (SELECT skill_id, count(*) AS resources, count(*) FILTER (WHERE is_binary) AS binary_resources
            FROM {{ ref('stg_skill_resources') }} GROUP BY ALL) r USING (skill_id)
-LEFT JOIN (SELECT skill_id, count(*) AS uses, count(DISTINCT actor_id) AS actors, max(time) AS last_used_at
-           FROM {{ ref('ak_skill_use') }} GROUP BY ALL) u USING (skill_id)
-LEFT JOIN (SELECT skill_id,
-                  list({'actor_id': actor_id, 'episode_id': episode_id, 'uses': uses}
-                       ORDER BY last_time DESC, actor_id)[1:5] AS used_by
+LEFT JOIN (SELECT skill_id, CAST(sum(uses) AS BIGINT) AS uses, count(actor_id) AS actors, max(last_time) AS last_used_at,
+                  (list({'actor_id': actor_id, 'episode_id': episode_id, 'uses': uses} ORDER BY last_time DESC, actor_id)
+                       FILTER (WHERE actor_id IS NOT NULL))[1:5] AS used_by
            FROM (SELECT skill_id, actor_id, arg_max(episode_id, time) AS episode_id, count(*) AS uses,
                         max(time) AS last_time
-                 FROM {{ ref('ak_skill_use') }} WHERE actor_id IS NOT NULL GROUP BY skill_id, actor_id)
-           GROUP BY skill_id) b USING (skill_id)
+                 FROM {{ ref('ak_skill_use') }} GROUP BY skill_id, actor_id)
+           GROUP BY skill_id) u USING (skill_id)
 ORDER BY s.skill_id
