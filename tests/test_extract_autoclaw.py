@@ -17,9 +17,9 @@ import polars as pl
 import pytest
 
 from warehouse.errors import Code
-from warehouse.extract import autoclaw
-from warehouse.extract.autoclaw_open import OpenPolicy
-from warehouse.extract.autoclaw_tables import to_ms
+from warehouse.extract.autoclaw import job as autoclaw
+from warehouse.extract.autoclaw.sqlite_open import OpenPolicy
+from warehouse.extract.autoclaw.tables import to_ms
 from warehouse.extract.base import ExtractContext, SourceReport
 from warehouse.lake import Lake
 from warehouse.paths import Paths

@@ -9,10 +9,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from warehouse.extract import code
 from warehouse.extract.base import ExtractContext, SourceReport
-from warehouse.extract.code_chunk import chunk_text
-from warehouse.extract.code_gitignore import IgnoreStack
+from warehouse.extract.code import job as code
+from warehouse.extract.code.chunk import chunk_text
+from warehouse.extract.code.gitignore import IgnoreStack
 from warehouse.lake import Lake
 from warehouse.paths import Paths
 from warehouse.settings import Exclude, Index, Settings

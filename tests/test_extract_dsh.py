@@ -13,9 +13,9 @@ import polars as pl
 import pytest
 import zstandard
 
-from warehouse.extract import dsh
 from warehouse.extract.base import ExtractContext, SourceReport
-from warehouse.extract.dsh_parse import frame_info
+from warehouse.extract.dsh import job as dsh
+from warehouse.extract.dsh.parse import frame_info
 from warehouse.lake import Lake
 from warehouse.paths import Paths
 from warehouse.settings import Settings

@@ -10,9 +10,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from warehouse.extract import skills
 from warehouse.extract.base import ExtractContext, SourceReport
-from warehouse.extract.skills_parse import parse_skill_md, split_tools
+from warehouse.extract.skills import job as skills
+from warehouse.extract.skills.parse import parse_skill_md, split_tools
 from warehouse.lake import Lake
 from warehouse.paths import Paths
 from warehouse.settings import Exclude, Settings, Sources

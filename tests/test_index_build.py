@@ -10,11 +10,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from warehouse import index_build
+from warehouse import literals
+from warehouse.bench.lexical import Corpus
+from warehouse.build import lexical_index
+from warehouse.build.lexical_index import build_lexical_index
 from warehouse.db import connect
-from warehouse.search import literals
-from warehouse.search.lexical import build_lexical_index, lexical_search
-from warehouse.search.lexical_bench import Corpus
+from warehouse.search.lexical import lexical_search
 
 TABLES = (("fts_vocab", "term"), ("fts_postings", "lane, term_id, doc_id"), ("fts_lane_stats", "lane"),
           ("fts_lane_terms", "lane, term_id"))
@@ -52,7 +53,7 @@ def _built(path: Path, docs: list[tuple], prev: Path | None = None) -> tuple[dic
     con = connect(path)
     try:
         _load(con, docs)
-        stats = index_build.build_lexical_index(con, prev, chunk_docs=700)
+        stats = lexical_index.build_lexical_index(con, prev, chunk_docs=700)
         return stats, _tables(con)
     finally:
         con.close()
@@ -132,8 +133,8 @@ def test_the_builder_binds_no_parameters(tmp_path) -> None:
     docs = [(f"d{i}", "episodes" if i % 3 else "code", f"t{i}", text, None)
             for i, (_, _, _, text, _) in enumerate(_corpus(3, 200))]
     code = (
-        "import sys; from pathlib import Path; from warehouse.db import connect; from warehouse import index_build\n"
-        "from warehouse.search import literals\n"
+        "import sys; from pathlib import Path; from warehouse.db import connect; from warehouse.build import lexical_index\n"
+        "from warehouse import literals\n"
         f"docs = {docs!r}\n"
         "rows = sorted(docs, key=lambda d: (d[1], d[0]))\n"
         "values = ', '.join('(' + ', '.join([str(i), *map(literals.value, r[:4]), 'NULL']) + ')' "
@@ -144,7 +145,7 @@ def test_the_builder_binds_no_parameters(tmp_path) -> None:
         "    c.execute('CREATE TABLE ak_document (doc_id INTEGER, doc_key VARCHAR, lane VARCHAR, title VARCHAR, '\n"
         "              'text VARCHAR, ident_text VARCHAR)')\n"
         "    c.execute(f'INSERT INTO ak_document VALUES {values}')\n"
-        "    s = index_build.build_lexical_index(c, prev)\n"
+        "    s = lexical_index.build_lexical_index(c, prev)\n"
         "    c.close()\n"
         "assert s['texts']['reused_from_previous'] and s['postings'] > 0, s\n"
         "assert 'pandas' not in sys.modules and 'numpy' not in sys.modules, 'a parameter was bound'\n"

@@ -9,19 +9,18 @@ import duckdb
 import pyarrow as pa
 import pytest
 
+from warehouse import literals
+from warehouse.bench.lexical import Corpus
+from warehouse.build.lexical_index import build_lexical_index
 from warehouse.db import connect
-from warehouse.search import literals
 from warehouse.search.lexical import (
-    BM25_B,
-    BM25_K1,
     IDENT_BOOST,
     IMPACT_SCALE,
-    build_lexical_index,
     lexical_search,
     query_terms,
     search_with_strategy,
 )
-from warehouse.search.lexical_bench import Corpus
+from warehouse.tokenizer import BM25_B, BM25_K1
 
 # (doc_key, lane, title, text, ident_text); doc_id is assigned in (lane, doc_key) order below.
 DOCS = [

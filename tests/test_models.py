@@ -19,8 +19,9 @@ import duckdb
 import pytest
 import zstandard
 
-from warehouse import generation, models
+from warehouse import generation
 from warehouse.api import Warehouse
+from warehouse.build import transform
 from warehouse.redact import redact
 
 SESSIONS, SEED = 24, 7
@@ -259,7 +260,7 @@ def test_document_workspace_numbers(con) -> None:
 
 
 def test_compression_hints_are_applied(con) -> None:
-    hints = models.discover()["ak_document"].compression
+    hints = transform.discover()["ak_document"].compression
     assert hints["title"] == "uncompressed"
     got = con.execute("SELECT DISTINCT column_name, compression FROM pragma_storage_info('ak_document') "
                       "WHERE segment_type <> 'VALIDITY'").fetchall()
@@ -272,10 +273,10 @@ def test_bad_compression_hint_is_an_error(tmp_path) -> None:
     (tmp_path / "macros").mkdir()
     (tmp_path / "marts" / "t.sql").write_text("-- compression: nope=uncompressed\nSELECT 1 AS a\n")
     with pytest.raises(ValueError, match="unknown column"):
-        models.run(duckdb.connect(), tmp_path, sql_dir=tmp_path)
+        transform.run(duckdb.connect(), tmp_path, sql_dir=tmp_path)
     (tmp_path / "marts" / "t.sql").write_text("-- compression: a=zip\nSELECT 1 AS a\n")
     with pytest.raises(ValueError, match="bad compression hint"):
-        models.run(duckdb.connect(), tmp_path, sql_dir=tmp_path)
+        transform.run(duckdb.connect(), tmp_path, sql_dir=tmp_path)
 
 
 # -- evidence --------------------------------------------------------------------------
@@ -372,7 +373,7 @@ def test_coverage_reconciles_with_manifest(src, built, con) -> None:
 
 
 def test_marts_are_documented(con) -> None:
-    marts = {m.name: m for m in models.discover().values() if m.layer == "marts"}
+    marts = {m.name: m for m in transform.discover().values() if m.layer == "marts"}
     tables = dict(con.execute("SELECT table_name, comment FROM duckdb_tables()").fetchall())
     comments = {(t, c): x for t, c, x in con.execute("SELECT table_name, column_name, comment "
                                                      "FROM duckdb_columns()").fetchall()}

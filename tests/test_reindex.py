@@ -23,7 +23,7 @@ import zstandard
 
 from warehouse import db, generation
 from warehouse.api import Warehouse
-from warehouse.build import read_runs
+from warehouse.build.reindex import read_runs
 from warehouse.errors import KnowledgeError
 from warehouse.settings import Settings
 from warehouse.status import status

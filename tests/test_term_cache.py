@@ -8,15 +8,17 @@ import unicodedata
 import duckdb
 import pytest
 
+from warehouse import literals
 from warehouse.db import connect
-from warehouse.search import lexical, literals
+from warehouse.search import lexical
 from warehouse.search.term_cache import TermCache, chunks
+from warehouse.tokenizer import install_tokenizer
 
 
 @pytest.fixture(scope="module")
 def con() -> duckdb.DuckDBPyConnection:
     c = connect(":memory:")
-    lexical.install_tokenizer(c, temp=True)
+    install_tokenizer(c, temp=True)
     c.execute("CREATE TEMP TABLE _query (q VARCHAR)")
     c.execute("PREPARE akw_chunk_tokens AS SELECT q, akw_chunk_terms(q) FROM _query")
     c.execute("CREATE TABLE fts_vocab (term VARCHAR, term_id INTEGER, df INTEGER)")

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from warehouse import generation
-from warehouse.build import read_runs
+from warehouse.build.reindex import read_runs
 from warehouse.paths import Paths
 from warehouse.schedule import next_run
 from warehouse.settings import Settings

@@ -27,7 +27,7 @@ from warehouse import generation
 from warehouse.bench.mutate import pick_session
 from warehouse.bench.queries import bench_queries
 from warehouse.evaluation.homes import dir_bytes, ensure_generated
-from warehouse.search.heap import GLIBC_TUNABLES, tuned_env
+from warehouse.proc import GLIBC_TUNABLES, tuned_env
 
 SCHEMA = "akw.bench/v1"
 SEED = 7

@@ -18,10 +18,10 @@ from warehouse.state import SourceStore
 
 # source name -> (module, settings.sources flag)
 EXTRACTORS: dict[str, tuple[str, str]] = {
-    "dsh": ("warehouse.extract.dsh", "harness"),
-    "autoclaw": ("warehouse.extract.autoclaw", "autoclaw"),
-    "skills": ("warehouse.extract.skills", "skills"),
-    "code": ("warehouse.extract.code", "code"),
+    "dsh": ("warehouse.extract.dsh.job", "harness"),
+    "autoclaw": ("warehouse.extract.autoclaw.job", "autoclaw"),
+    "skills": ("warehouse.extract.skills.job", "skills"),
+    "code": ("warehouse.extract.code.job", "code"),
 }
 
 

@@ -7,24 +7,20 @@ only. Here BM25 term weights are precomputed per lane into `fts_postings`, sorte
 is a hex-encoded text literal, see literals.py), its terms are looked up in `fts_vocab` (step 1),
 and the impacts are summed per term id (step 2), literal integers that keep row-group skipping.
 
-All SQL lives in `sql/index/*.sql`; only integers from step 1, literals.py literals and the
+All SQL lives in `sql/queries/*.sql` (the tokenizer in `sql/build/tokenizer.sql`); only integers from step 1, literals.py literals and the
 caller's trusted `where_sql` are ever placed into SQL text.
 """
 
 from __future__ import annotations
 
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from warehouse.search import literals
+from warehouse import literals
+from warehouse.sqlfiles import query_template
+from warehouse.tokenizer import install_tokenizer
 
-SQL_DIR = Path(__file__).resolve().parents[2] / "sql" / "index"
-
-BM25_K1 = 1.2
-BM25_B = 0.75
 IDENT_BOOST = 2  # FR-5.8: an exact identifier term (IP, host, path, skill name) weighs double
 IMPACT_SCALE = 1000  # impacts are stored as integer milli-units of BM25
 MAX_QUERY_CHARS = 2000  # contract 000: a query is 1..2000 characters
@@ -36,35 +32,6 @@ PRUNE_ESSENTIAL_POSTINGS = 50_000  # the rarer terms aggregated in full, up to t
 # A lane this small is read in one scan (`term_id IN (...)`, its few row groups); a larger one term
 # by term, so zone maps skip all row groups but the terms' own (measured at 100k docs: 8.8 -> 6 ms).
 PER_TERM_MIN_DOCS = 20_000
-
-@cache
-def _sql(name: str) -> str:
-    return (SQL_DIR / f"{name}.sql").read_text(encoding="utf-8")
-
-
-def install_tokenizer(con: duckdb.DuckDBPyConnection, *, temp: bool = False) -> None:
-    """Define the akw_* tokenizer macros.
-
-    The build stores them in the database, so a published generation carries the tokenizer it
-    was indexed with; `temp=True` defines them for this connection only (read-only readers).
-    """
-    sql = _sql("tokenizer")
-    if temp:
-        sql = sql.replace("CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO")
-    for stmt in con.extract_statements(sql):
-        con.execute(stmt)
-
-
-def build_lexical_index(con: duckdb.DuckDBPyConnection, *, chunk_docs: int = 200_000) -> dict:
-    """Build fts_vocab, fts_lane_stats, fts_postings, fts_lane_terms from ak_document in place.
-
-    A full build by `warehouse.index_build` (the builder the reindex child uses, without a
-    previous generation to reuse); here for benchmarks and tests that index a bare table.
-    """
-    from warehouse import index_build  # index_build imports this module's constants
-
-    return index_build.build_lexical_index(con, None, chunk_docs=chunk_docs)
-
 
 def _vocab_lookup(con: duckdb.DuckDBPyConnection, query: str) -> list[tuple[str, int, int]]:
     """(term, term_id, df) of the query's distinct terms that the vocabulary knows, by term_id."""
@@ -100,7 +67,7 @@ def tokenize(con: duckdb.DuckDBPyConnection, query: str) -> list[str]:
     """The distinct index terms of `query`, sorted (the query is a literals.py literal, never SQL)."""
     if not query or not query.strip():
         return []
-    terms = with_tokenizer(con, _template("query_tokens").replace("{query}", literals.text(query_text(query))))
+    terms = with_tokenizer(con, query_template("query_tokens").replace("{query}", literals.text(query_text(query))))
     return sorted(set(terms or []))
 
 
@@ -116,7 +83,7 @@ def lookup(con: duckdb.DuckDBPyConnection, terms: list[str]) -> list[tuple[str, 
     """(term, term_id, df) of the terms the vocabulary knows, by term_id (one indexed IN-list lookup)."""
     if not terms:
         return []
-    sql = _template("query_vocab").replace("{terms}", ", ".join(literals.text(t) for t in terms))
+    sql = query_template("query_vocab").replace("{terms}", ", ".join(literals.text(t) for t in terms))
     return [(t, int(i), int(df)) for t, i, df in con.execute(sql).fetchall()]
 
 
@@ -198,8 +165,8 @@ class _Plan:
     def run(self, con: duckdb.DuckDBPyConnection, lane: str, essential: list[int] | None = None) -> list[tuple]:
         ident_ids = [tid for tid, w in self.weight.items() if w != 1] or [-1]
         sql = (
-            _template("lexical_search")
-            .replace("{candidates}", _template("lexical_candidates") if essential else "")
+            query_template("lexical_search")
+            .replace("{candidates}", query_template("lexical_candidates") if essential else "")
             .replace("{filter}", self._filter("lexical_filter", lane) if not self.selective else "")
             .replace("{prefilter}", self._filter("lexical_prefilter", lane) if self.selective else "")
             .replace("{postings}", _postings(lane, self.ids, self.per_term))
@@ -213,7 +180,7 @@ class _Plan:
         return con.execute(sql).fetchall()
 
     def _filter(self, fragment: str, lane: str) -> str:
-        return _template(fragment).replace("{lane}", literals.text(lane)) if self.where_sql.strip() else ""
+        return query_template(fragment).replace("{lane}", literals.text(lane)) if self.where_sql.strip() else ""
 
     def decode(self, rows: list[tuple]) -> list[tuple[int, float, list[str]]]:
         return [
@@ -232,7 +199,7 @@ def _search_pruned(
     document can enter the top k and the result equals the full evaluation. Returns
     (rows or None, whether a pruned query ran); None means: evaluate in full.
     """
-    sql = _template("query_lane_terms").replace("{term_ids}", _ints(plan.ids)).replace("{lane}", literals.text(lane))
+    sql = query_template("query_lane_terms").replace("{term_ids}", _ints(plan.ids)).replace("{lane}", literals.text(lane))
     stats = sorted((df, tid, mx) for tid, df, mx in con.execute(sql).fetchall())
     essential, budget = [], 0
     for df, tid, _ in stats:
@@ -249,15 +216,9 @@ def _search_pruned(
     return None, True
 
 
-@cache
-def _template(name: str) -> str:
-    """A query template without its comment lines (comments may mention {placeholders})."""
-    return "\n".join(ln for ln in _sql(name).splitlines() if not ln.lstrip().startswith("--"))
-
-
 def _postings(lane: str, ids: list[int], per_term: bool = True) -> str:
     """lexical_postings.sql once per term id, UNION ALL, or one scan of all the terms (`per_term=False`)."""
-    one = _template("lexical_postings").replace("{lane}", literals.text(lane))
+    one = query_template("lexical_postings").replace("{lane}", literals.text(lane))
     if not per_term:
         return one.replace("term_id = {term_id}", f"term_id IN ({_ints(ids)})")
     return " UNION ALL ".join(one.replace("{term_id}", str(int(i))) for i in ids)

@@ -15,15 +15,15 @@ import threading
 import time
 from collections import OrderedDict
 from datetime import datetime
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from warehouse import generation
+from warehouse import generation, literals
 from warehouse.errors import Code, KnowledgeError
-from warehouse.search import lexical, literals, synonyms
+from warehouse.proc import keep_heap_warm
+from warehouse.search import lexical, synonyms
 from warehouse.search.budget import apply_budget
 from warehouse.search.contract import (
     Actor,
@@ -51,16 +51,15 @@ from warehouse.search.contract import (
     parse_request,
 )
 from warehouse.search.filters import is_selective, lane_predicate
-from warehouse.search.heap import keep_heap_warm
 from warehouse.search.routing import lane_weights, route
 from warehouse.search.snippets import make_snippet
 from warehouse.search.term_cache import TermCache
 from warehouse.search.watchdog import Watchdog
 from warehouse.settings import Settings
+from warehouse.sqlfiles import query_sql
 
 log = logging.getLogger("akw.search")
 
-SQL_DIR = Path(__file__).resolve().parents[2] / "sql" / "search"
 RRF_K = 60
 K_LANE = 30  # per-lane top K entering fusion (contract §7.1)
 K_RAW = 60  # raw hits fetched per lane before the episodes lane collapses events into episodes
@@ -78,11 +77,6 @@ MAX_ACTORS = 5  # UJ-1 asks for the top three; a few more give the caller a choi
 SCORE_MAX = 1.9  # max of the FR-5.3 actor formula: 1 + 0.3 + 0.2 + 0.2 + 0.1 + 0.1
 BACKENDS = {"episodes": "akw.episode-index", "code": "akw.code-index", "skills": "akw.skill-index"}
 SOURCE_FLAGS = {"episodes": ("harness", "autoclaw"), "code": ("code",), "skills": ("skills",)}
-
-
-@cache
-def _sql(name: str) -> str:
-    return (SQL_DIR / f"{name}.sql").read_text(encoding="utf-8")
 
 
 def _iso(v: Any) -> str | None:
@@ -159,7 +153,7 @@ class SearchEngine:
         for lane, n in con.execute("SELECT lane, n_docs FROM fts_lane_stats").fetchall():
             if lane in info:
                 info[lane]["docs"] = int(n)
-        for lane, rev, failed, codes in con.execute(_sql("lane_revs")).fetchall():
+        for lane, rev, failed, codes in con.execute(query_sql("lane_revs")).fetchall():
             if lane in info:
                 info[lane].update(rev=rev, failed_units=int(failed), codes=list(codes or []))
         return info
@@ -305,7 +299,7 @@ class SearchEngine:
         cur.execute("DELETE FROM _hits; DELETE FROM _fused")
         rows = literals.number_rows((LANES.index(h[0]), h[1], float(h[2]), sum(bit.get(t, 0) for t in h[3]))
                                     for h in hits)
-        cur.execute(_sql("hits").replace("{doc_ids}", ",".join(str(int(h[1])) for h in hits)).replace("{rows}", rows))
+        cur.execute(query_sql("hits").replace("{doc_ids}", ",".join(str(int(h[1])) for h in hits)).replace("{rows}", rows))
         quotas = _quotas(weights, req)
         # EXECUTE arguments typed exactly as declared: a type mismatch re-binds the statement each time
         args = [literals.double(weights.get(ln, 0.0)) for ln in LANES] + [
@@ -325,7 +319,7 @@ class SearchEngine:
         details = {}
         if fused:
             ids = ",".join(str(int(r[1])) for r in fused)
-            res = cur.execute(_sql("item_details").replace("{doc_ids}", ids))
+            res = cur.execute(query_sql("item_details").replace("{doc_ids}", ids))
             cols = [c[0] for c in res.description]
             details = {row[0]: dict(zip(cols, row, strict=True)) for row in res.fetchall()}
         words = req.query.split()
@@ -442,11 +436,11 @@ def _session(cur: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     """
     cur.execute("SET disabled_optimizers = 'statistics_propagation'")
     lexical.with_tokenizer(cur, "SELECT akw_terms('')")  # temp macros if the builder did not store them
-    for stmt in cur.extract_statements(_sql("session")):
+    for stmt in cur.extract_statements(query_sql("session")):
         cur.execute(stmt)
     for name in ("fuse", "slots"):
-        cur.execute(_sql(name))
-    cur.execute("PREPARE akw_actors AS\n" + _sql("actors"))
+        cur.execute(query_sql(name))
+    cur.execute("PREPARE akw_actors AS\n" + query_sql("actors"))
     return cur
 
 

@@ -17,7 +17,8 @@ import threading
 
 import duckdb
 
-from warehouse.search import lexical, literals
+from warehouse import literals
+from warehouse.search import lexical
 
 # akw_chunks: these characters become ' ', then the text splits on ' ' (empty chunks included)
 _WHITESPACE = re.compile("[\t\n\r\x0b\x0c\x85\xa0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from warehouse.errors import Code
 from warehouse.extract.base import ExtractContext, SourceReport
-from warehouse.extract.code_registry import read_workspaces
+from warehouse.extract.registry import read_workspaces
 
 SKILL_FILE = "SKILL.md"
 MAX_DEPTH = 3  # category folders: <root>/<group>/<skill>/SKILL.md

@@ -1,6 +1,6 @@
 """Micro-benchmark of the lexical index against SQLite FTS5 on a seeded synthetic RU/EN corpus.
 
-    python -m warehouse.search.lexical_bench --docs 100000 [--queries 200] [--seed 7] [--out reports]
+    python -m warehouse.bench.lexical --docs 100000 [--queries 200] [--seed 7] [--out reports]
 
 Phases run in separate processes so each peak RSS is its own: `gen` writes ak_document into a
 DuckDB file, `build` indexes it, `query` times warm queries, `sqlite` does the same in SQLite
@@ -25,8 +25,9 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from warehouse.build.lexical_index import build_lexical_index
 from warehouse.db import connect
-from warehouse.search.lexical import build_lexical_index, lexical_search, search_with_strategy
+from warehouse.search.lexical import lexical_search, search_with_strategy
 
 
 def _w(text: str) -> list[str]:
@@ -263,7 +264,7 @@ def phase_duckfts(db: Path, queries: list[tuple[str, str]], k: int) -> dict:
 
 
 def _child(args: list[str]) -> dict:
-    cmd = [sys.executable, "-m", "warehouse.search.lexical_bench", *args]
+    cmd = [sys.executable, "-m", "warehouse.bench.lexical", *args]
     res = subprocess.run(cmd, check=True, capture_output=True, text=True)
     return json.loads(res.stdout)
 

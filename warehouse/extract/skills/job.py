@@ -23,10 +23,10 @@ import polars as pl
 
 from warehouse.errors import Code
 from warehouse.extract.base import ExtractContext, SourceReport
-from warehouse.extract.skills_autoclaw import AutoclawExtras, read_extras
-from warehouse.extract.skills_files import ResourceStat, hash_resource, stat_resources
-from warehouse.extract.skills_parse import ParsedSkill, SkillParseError, missing_references, parse_skill_md
-from warehouse.extract.skills_roots import SKILL_FILE, Root, discover_roots, root_error, skill_dirs
+from warehouse.extract.skills.autoclaw_ledger import AutoclawExtras, read_extras
+from warehouse.extract.skills.files import ResourceStat, hash_resource, stat_resources
+from warehouse.extract.skills.parse import ParsedSkill, SkillParseError, missing_references, parse_skill_md
+from warehouse.extract.skills.roots import SKILL_FILE, Root, discover_roots, root_error, skill_dirs
 from warehouse.lake import unit_key
 
 SOURCE = "skills"

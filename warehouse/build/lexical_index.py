@@ -25,21 +25,14 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.search import literals
-from warehouse.search.lexical import BM25_B, BM25_K1, install_tokenizer
+from warehouse import literals
+from warehouse.sqlfiles import BUILD, files_digest, render_build
+from warehouse.tokenizer import BM25_B, BM25_K1, install_tokenizer
 
-SQL_DIR = Path(__file__).resolve().parent.parent / "sql" / "index"
 _FINAL_STEPS = ("fts_tidmap", "fts_vocab", "fts_doc_len", "fts_lane_stats", "fts_lane_df", "fts_postings")
 _STAGING = ("fts_chunkmap", "fts_termdict", "fts_text", "fts_text_tid", "fts_sig_new", "fts_doc_terms",
             "fts_tidmap", "fts_doc_len", "fts_lane_df", "fts_chunk", "fts_newchunk")
 PREV = "prev"
-_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
-
-
-@cache
-def _sql(name: str) -> str:
-    return (SQL_DIR / f"{name}.sql").read_text(encoding="utf-8")
-
 
 def build_key(con: duckdb.DuckDBPyConnection) -> str:
     """What stored term counts depend on: the index SQL (tokenizer included), DuckDB and its fts
@@ -51,25 +44,19 @@ def build_key(con: duckdb.DuckDBPyConnection) -> str:
 @cache
 def _key(duckdb_version: str, fts_version: str) -> str:
     h = hashlib.sha256(f"{duckdb_version}/{fts_version}".encode())
-    for p in sorted(SQL_DIR.glob("*.sql")):
-        h.update(p.name.encode())
-        h.update(p.read_bytes())
+    h.update(files_digest(BUILD))
     return h.hexdigest()[:32]
 
 
 def _run(con: duckdb.DuckDBPyConnection, name: str, subs: dict[str, object] | None = None) -> float:
-    """Run every statement of sql/index/<name>.sql with `$name` replaced by literals; return seconds.
-
-    One pass: a substituted literal is never scanned again for `$names`.
-    """
+    """Run every statement of sql/build/<name>.sql with `$name` replaced by literals; return seconds."""
     t0 = time.perf_counter()
-    values = subs or {}
-    sql = _PARAM.sub(lambda m: literals.value(values[m.group(1)]) if m.group(1) in values else m.group(0), _sql(name))
+    sql = render_build(name, {k: literals.value(v) for k, v in (subs or {}).items()})
     for stmt in con.extract_statements(sql):
         try:
             con.execute(stmt)
         except duckdb.Error as e:
-            e.add_note(f"akw build step: sql/index/{name}.sql")
+            e.add_note(f"akw build step: sql/build/{name}.sql")
             raise
     return time.perf_counter() - t0
 

@@ -1,8 +1,8 @@
-"""A small dbt-style runner: every `sql/**/<name>.sql` file is one model that makes table `<name>`.
+"""A small dbt-style runner: every `sql/models/<layer>/<name>.sql` file is one model that makes table `<name>`.
 
 Model files are Jinja templates of one SELECT. `{{ ref('x') }}` names another model (and makes
 it a dependency); `{{ lake('dsh', 'events') }}` reads a lake table's Parquet files. Files in
-`sql/macros/` (CREATE MACRO statements) run first. A leading `-- materialized: view` comment
+`sql/models/macros/` (CREATE MACRO statements) run first. A leading `-- materialized: view` comment
 makes a view instead of a table; `-- compression: col=method, …` lines pin the storage compression
 of those columns (a table made as CREATE TABLE with the model's own column types, then INSERT).
 A model's first comment block is its documentation;
@@ -20,7 +20,7 @@ from pathlib import Path
 import duckdb
 import jinja2
 
-SQL_DIR = Path(__file__).resolve().parent.parent / "sql"
+from warehouse.sqlfiles import MODELS as SQL_DIR
 _COL_DOC = re.compile(r"^--\s*col:\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.+)$", re.M)
 _COMPRESSION = re.compile(r"^--\s*compression:\s*(.+)$", re.M)
 _COMPRESSION_ITEM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(uncompressed|dictionary|rle|bitpacking|fsst|chimp|patas)$")
@@ -106,19 +106,6 @@ def order(models: dict[str, Model]) -> list[Model]:
     for name in sorted(models):
         visit(name)
     return done
-
-
-def code_hash(sql_dir: Path = SQL_DIR) -> str:
-    """Hash of the SQL that builds the index (models, macros, lexical index): part of `index_rev`.
-
-    Query-time SQL (`sql/search/`) is not included: it does not change what is indexed.
-    """
-    h = hashlib.sha256()
-    files = [p for d in (*LAYERS, "macros", "index") for p in (sql_dir / d).rglob("*.sql")]
-    for p in sorted(files):
-        h.update(p.relative_to(sql_dir).as_posix().encode())
-        h.update(p.read_bytes())
-    return h.hexdigest()
 
 
 def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR,

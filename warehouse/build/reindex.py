@@ -20,14 +20,15 @@ from typing import Any
 
 import polars as pl
 
-from warehouse import generation, index_rev
+from warehouse import generation
+from warehouse.build import index_rev
 from warehouse.errors import Code, KnowledgeError
 from warehouse.extract import run_extract
 from warehouse.extract.base import Progress, utc_now_iso
 from warehouse.lake import Lake
 from warehouse.paths import Paths
 from warehouse.redact import redact
-from warehouse.search.heap import tuned_env
+from warehouse.proc import tuned_env
 from warehouse.settings import Settings
 from warehouse.state import load_all_units
 
@@ -217,12 +218,12 @@ def _child_error(stderr: str, returncode: int) -> str:
 
 
 # The child reads its job from a file (argv stays short) and dies with its parent.
-_CHILD = ("import sys, pathlib; from warehouse import build_child as b; b.die_with_parent(); "
+_CHILD = ("import sys, pathlib; from warehouse.build import child as b; b.die_with_parent(); "
           "sys.exit(b.main(['', pathlib.Path(sys.argv[1]).read_text()]))")
 
 
 def verify(paths: Paths, settings: Settings) -> dict[str, Any]:
     """Re-check the published generation; report mismatches, change nothing."""
-    from warehouse.verify import check_generation
+    from warehouse.build.verify import check_generation
 
     return check_generation(paths, settings)

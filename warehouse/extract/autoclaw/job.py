@@ -23,8 +23,8 @@ from typing import Any
 import polars as pl
 
 from warehouse.errors import Code, KnowledgeError
-from warehouse.extract import autoclaw_exclude as exclude
-from warehouse.extract.autoclaw_open import (
+from warehouse.extract.autoclaw import exclude
+from warehouse.extract.autoclaw.sqlite_open import (
     OpenPolicy,
     Source,
     error_code,
@@ -34,8 +34,8 @@ from warehouse.extract.autoclaw_open import (
     sha256_file,
     signature,
 )
-from warehouse.extract.autoclaw_sync import DbInfo, drop_parts, inspect, part_numbers, sync_table, unit_fresh
-from warehouse.extract.autoclaw_tables import ACCOUNTS_SCHEMA, ACCOUNTS_TABLE, SPECS, lake_schema
+from warehouse.extract.autoclaw.sync import DbInfo, drop_parts, inspect, part_numbers, sync_table, unit_fresh
+from warehouse.extract.autoclaw.tables import ACCOUNTS_SCHEMA, ACCOUNTS_TABLE, SPECS, lake_schema
 from warehouse.extract.base import ExtractContext, SourceReport
 from warehouse.lake import unit_key
 

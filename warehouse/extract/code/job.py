@@ -21,9 +21,9 @@ import polars as pl
 
 from warehouse.errors import Code
 from warehouse.extract.base import ExtractContext, SourceReport
-from warehouse.extract.code_chunk import CHUNKER_VERSION, chunk_lines, language_of, split_lines
-from warehouse.extract.code_registry import Workspace, read_workspaces
-from warehouse.extract.code_walk import FileStat, walk_workspace
+from warehouse.extract.code.chunk import CHUNKER_VERSION, chunk_lines, language_of, split_lines
+from warehouse.extract.code.walk import FileStat, walk_workspace
+from warehouse.extract.registry import Workspace, read_workspaces
 from warehouse.lake import unit_key
 
 SOURCE = "code"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from warehouse.extract.autoclaw_tables import q
+from warehouse.extract.autoclaw.tables import q
 from warehouse.extract.base import ExtractContext
 
 SESSION_BOUND = ("ac_runs", "ac_events", "ac_entries")

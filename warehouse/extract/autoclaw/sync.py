@@ -23,9 +23,9 @@ from typing import Any
 import polars as pl
 
 from warehouse.errors import Code
-from warehouse.extract import autoclaw_exclude as exclude
-from warehouse.extract.autoclaw_open import Source, classify, error_code, lenient_text
-from warehouse.extract.autoclaw_tables import SPECS, TableSpec, build_frame, lake_schema, q
+from warehouse.extract.autoclaw import exclude
+from warehouse.extract.autoclaw.sqlite_open import Source, classify, error_code, lenient_text
+from warehouse.extract.autoclaw.tables import SPECS, TableSpec, build_frame, lake_schema, q
 from warehouse.extract.base import ExtractContext, SourceReport
 
 SOURCE = "autoclaw"

@@ -20,7 +20,7 @@ import polars as pl
 
 from warehouse.errors import Code
 from warehouse.extract.base import ExtractContext, SourceReport
-from warehouse.extract.dsh_parse import (
+from warehouse.extract.dsh.parse import (
     ARTIFACTS_SCHEMA,
     EVENTS_SCHEMA,
     TS,

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from warehouse.extract.code_gitignore import IgnoreStack
+from warehouse.extract.code.gitignore import IgnoreStack
 
 ALWAYS_SKIP = frozenset({".git", "node_modules", ".venv", "__pycache__"})
 

@@ -9,7 +9,7 @@ build leaves only a `.building-*` file, which the next run removes.
 The child binds no query parameters: the first bound parameter makes DuckDB's Python module
 import pandas and pyarrow (~85 MB RSS), so values go into the SQL as escaped literals.
 The job's `previous` generation (read-only) lends the lexical build the term counts of texts it
-already tokenized (warehouse.index_build).
+already tokenized (warehouse.build.lexical_index).
 
 Protocol: argv[1] is a JSON job; the child prints one JSON document of build stats on stdout.
 """
@@ -26,8 +26,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from warehouse import __version__, db, models
-from warehouse.search.literals import value as literal
+from warehouse import __version__, db
+from warehouse.build import transform
+from warehouse.literals import value as literal
+from warehouse.sqlfiles import build_sql
 
 _RUNS_PER_INSERT = 500
 
@@ -38,7 +40,7 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
     `main` uses it to report and leave with os._exit: after CHECKPOINT (no WAL left) the file is
     complete, and DuckDB's teardown of a build-sized session only frees memory (~0.2 s).
     """
-    from warehouse import index_build
+    from warehouse.build import lexical_index
 
     t = time.perf_counter()
     build_path = Path(job["build_path"])
@@ -49,11 +51,11 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
         for i in range(0, len(runs), _RUNS_PER_INSERT):
             values = ", ".join(f"({literal(line)})" for line in runs[i:i + _RUNS_PER_INSERT])
             con.execute(f"INSERT INTO _akw_runs_raw VALUES {values}")
-        built = models.run(con, Path(job["lake"]))
+        built = transform.run(con, Path(job["lake"]))
         t_models = time.perf_counter() - t
         prev = job.get("previous")
-        lex = index_build.build_lexical_index(con, Path(prev) if prev else None)
-        con.execute((models.SQL_DIR / "index" / "doc_lookup.sql").read_text(encoding="utf-8"))
+        lex = lexical_index.build_lexical_index(con, Path(prev) if prev else None)
+        con.execute(build_sql("doc_lookup"))
         built_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         con.execute(f"CREATE TABLE akw_meta AS SELECT {literal(job['index_rev'])} AS index_rev, "
                     f"{literal(built_at)} AS built_at, {literal(__version__)} AS akw_version")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from warehouse import db, generation, index_rev
+from warehouse import db, generation
+from warehouse.build import index_rev
 from warehouse.paths import Paths
 from warehouse.settings import Settings
 

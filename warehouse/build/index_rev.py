@@ -1,6 +1,6 @@
 """`index_rev`: a hash of everything that decides the index's content and order.
 
-Inputs: every source unit's content revision and status, the model/index SQL, the
+Inputs: every source unit's content revision and status, the model and build SQL (not query templates), the
 index-affecting settings and the package version. No clocks, no paths of the warehouse:
 the same input gives the same rev, on any machine.
 """
@@ -12,7 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from warehouse import __version__, models
+from warehouse import __version__
+from warehouse.sqlfiles import index_hash
 from warehouse.settings import Settings
 from warehouse.state import load_all_units
 
@@ -22,7 +23,7 @@ def compute(state_dir: Path, settings: Settings) -> str:
              for u in load_all_units(state_dir)]
     payload: dict[str, Any] = {
         "units": units,
-        "sql": models.code_hash(),
+        "sql": index_hash(),
         "settings": settings.index_affecting(),
         "version": __version__,
     }
