@@ -10,6 +10,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from warehouse.api import Warehouse
 from warehouse.cli import app
 from warehouse.evaluation import homes
 from warehouse.evaluation.golden import KINDS, GoldenQuery, Resolver, load_golden
@@ -199,9 +200,9 @@ def test_eval_end_to_end_via_cli(subset: Path, tmp_path_factory: pytest.TempPath
 
 def test_eval_gates_reuses_data_and_is_deterministic(subset: Path, tmp_path: Path) -> None:
     cfg = EvalConfig(golden=subset, data_dir=tmp_path / "d", sessions=6, seed=3, realdata=None, out_dir=None)
-    first = run_eval(cfg, Thresholds(min_recall3=1.01))
+    first = run_eval(Warehouse, cfg, Thresholds(min_recall3=1.01))
     manifest_mtime = (tmp_path / "d" / "manifest.json").stat().st_mtime_ns
-    second = run_eval(cfg)
+    second = run_eval(Warehouse, cfg)
     assert (tmp_path / "d" / "manifest.json").stat().st_mtime_ns == manifest_mtime  # reused, not regenerated
     assert first["passed"] is False and first["errors"][0]["code"] == "KNOWLEDGE_EVAL_BELOW_THRESHOLD"
     assert any(f.startswith("recall@3") for f in first["failures"])

@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import akw_fixtures
 import pytest
 
+import akw_fixtures
 from warehouse import generation
 from warehouse.api import Warehouse
 from warehouse.search.lexical import lexical_search
@@ -135,7 +135,9 @@ def _wait_for_build_file(p: subprocess.Popen[str], gens: Path, home: Path, basel
     """Poll until the child is writing `.building-*` (it then holds the writer lock), reading meanwhile."""
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
-        if any(gens.glob(".building-*.duckdb")):
+        # a killed earlier run may have left its own .building-* file: wait for this child's lock too
+        holder = (home / "akw.lock").read_text().strip() if (home / "akw.lock").exists() else ""
+        if holder == str(p.pid) and any(gens.glob(".building-*.duckdb")):
             return
         assert p.poll() is None, "the build finished before it could be killed"
         assert _read_published(home) == baseline

@@ -133,7 +133,8 @@ def test_the_builder_binds_no_parameters(tmp_path) -> None:
     docs = [(f"d{i}", "episodes" if i % 3 else "code", f"t{i}", text, None)
             for i, (_, _, _, text, _) in enumerate(_corpus(3, 200))]
     code = (
-        "import sys; from pathlib import Path; from warehouse.db import connect; from warehouse.build import lexical_index\n"
+        "import sys; from pathlib import Path; from warehouse.db import connect\n"
+        "from warehouse.build import lexical_index\n"
         "from warehouse import literals\n"
         f"docs = {docs!r}\n"
         "rows = sorted(docs, key=lambda d: (d[1], d[0]))\n"

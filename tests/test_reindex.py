@@ -17,14 +17,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import akw_fixtures
 import pytest
 import zstandard
 
+import akw_fixtures
 from warehouse import db, generation
 from warehouse.api import Warehouse
-from warehouse.build.reindex import read_runs
 from warehouse.errors import KnowledgeError
+from warehouse.runs import read_runs
 from warehouse.settings import Settings
 from warehouse.status import status
 

@@ -1,19 +1,59 @@
-"""The Python API: one function per operation; the CLI, MCP server and notebooks all call these."""
+"""The Python API: one `Warehouse` method per operation; every `akw` command is a thin call of one of them."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic_core import PydanticSerializationError
+
 from warehouse.errors import Code, KnowledgeError
 from warehouse.paths import Paths
-from warehouse.search.contract import response_dict
+from warehouse.search.contract import SearchRequest, parse_request, response_dict
+from warehouse.search.request import search_request
 from warehouse.search.service import SearchEngine
 from warehouse.settings import Settings
 from warehouse.state import load_all_units
 
 if TYPE_CHECKING:  # the extract stack (polars, pyarrow) is imported only by processes that extract
     from warehouse.extract.base import Progress
+
+Log = Callable[[str], None]
+FixtureProgress = Callable[[int, int], None]  # (done, total) of the fixture generator
+
+# the scenarios `akw demo` runs: (title, query, mode)
+DEMO_SCENARIOS = (
+    ("UJ-1 who already migrated iya.ru?", "Кто уже занимался переносом сайта iya.ru на новый сервер?", "auto"),
+    ("UJ-2 everything about the deploy-iya-ru skill", "deploy-iya-ru skill for a deployment", "find_skill"),
+    ("UJ-4 what do we know about TLS certificates?", "what do we know about renewing TLS certificates", "auto"),
+)
+
+
+def _parse(request: dict[str, Any] | str) -> SearchRequest:
+    """Validate a request; hostile shapes that escape pydantic are still `KNOWLEDGE_INVALID_REQUEST`."""
+    try:
+        req = parse_request(request)
+        req.model_dump_json()  # a lone surrogate (undecodable bytes) cannot be stored or printed: refuse it now
+    except RecursionError:
+        raise KnowledgeError(Code.INVALID_REQUEST, "request is nested too deeply", field="$") from None
+    except PydanticSerializationError:
+        raise KnowledgeError(Code.INVALID_REQUEST, "request text is not valid Unicode (a lone surrogate)",
+                             field="$") from None
+    return req
+
+
+def _writable_dir(path: Path, field: str) -> Path:
+    """Create `path` if needed; a folder the user cannot write is their mistake, not an internal error."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise KnowledgeError(Code.INVALID_REQUEST, f"{field}: cannot create {path} ({e.strerror})",
+                             field=field) from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise KnowledgeError(Code.INVALID_REQUEST, f"{field}: {path} is not writable", field=field)
+    return path
 
 
 class Warehouse:
@@ -52,7 +92,7 @@ class Warehouse:
 
     def reindex(self, mode: str = "incremental", progress: Progress | None = None,
                 wait_s: float = 0.0) -> dict[str, Any]:
-        from warehouse.build import reindex
+        from warehouse.build.reindex import reindex
 
         return reindex(self.paths, self.settings, mode=mode, progress=progress, wait_s=wait_s)
 
@@ -84,16 +124,12 @@ class Warehouse:
     def search(self, request: dict[str, Any] | str) -> dict[str, Any]:
         """`knowledge_search` v1: a request document in, the response document out (contract 000)."""
         self._require_enabled()
-        return response_dict(self.engine.search(request))
+        return response_dict(self.engine.search(_parse(request)))
 
     def search_text(self, query: str, mode: str = "auto", limit: int = 10,
                     workspaces: list[str] | None = None, **extra: Any) -> dict[str, Any]:
-        """Convenience for notebooks: build the request from a query and a few options."""
-        req: dict[str, Any] = {"schema": "knowledge.search/v1", "query": query, "mode": mode, "limit": limit,
-                               **extra}
-        if workspaces:
-            req.setdefault("filters", {})["workspaces"] = workspaces
-        return self.search(req)
+        """Convenience for Python callers: build the request from a query and a few options."""
+        return self.search(search_request(query, mode, limit, workspaces, **extra))
 
     def sources(self) -> dict[str, Any]:
         units = load_all_units(self.paths.state_dir)
@@ -108,3 +144,81 @@ class Warehouse:
             "sources": summary,
             "units": units,
         }
+
+    # -- settings -----------------------------------------------------------------
+    def config_show(self) -> dict[str, Any]:
+        """The effective settings (file + environment overrides) and where they are stored."""
+        return {"config_file": str(self.paths.config_file), "agent-knowledge": self.settings.model_dump()}
+
+    def config_set(self, assignments: Iterable[str]) -> dict[str, Any]:
+        """Apply `key=value` pairs; all are validated before anything is written, a bad one is named."""
+        s = self.settings
+        for a in assignments:
+            if "=" not in a:
+                raise KnowledgeError(Code.CONFIG_INVALID, f"{a!r}: expected key=value", key=a)
+            key, value = a.split("=", 1)
+            s = s.with_value(key.strip(), value)
+        s.save(self.paths.config_file)
+        self.settings, self._engine = s, None  # the engine was built with the old settings
+        return self.config_show()
+
+    # -- generated data, demo, quality gates (no existing home needed) -------------
+    @staticmethod
+    def generate_fixtures(out: Path, sessions: int = 24, seed: int = 7, events: int | None = None,
+                          broken: bool = False, progress: FixtureProgress | None = None) -> dict[str, Any]:
+        """Write realistic DSH/AutoClaw/workspace sources with a ground-truth manifest into `out`."""
+        import akw_fixtures  # the test-data generator is never loaded by search-only processes
+
+        out = _writable_dir(Path(out), "out").absolute()
+        manifest = akw_fixtures.generate(out, sessions=sessions, seed=seed, events=events, broken=broken,
+                                         progress=progress)
+        return {"out": str(out), "counts": manifest.get("counts", {}),
+                "env": {"DSH_HOME": str(out / "dsh"), "AUTOCLAW_ROOT": str(out / "autoclaw")}}
+
+    @classmethod
+    def demo(cls, out: Path = Path("demo"), sessions: int = 24, seed: int = 7, progress: Progress | None = None,
+             log: Log | None = None) -> dict[str, Any]:
+        """Generate data into `out` (unless present), index it, run the UJ-1/2/4 searches and UJ-5 status."""
+        out = _writable_dir(Path(out), "out")
+        if not (out / "manifest.json").exists():
+            if log:
+                log(f"generating {sessions} sessions (seed {seed}) into {out}/ …")
+            cls.generate_fixtures(out, sessions=sessions, seed=seed)
+        wh = cls.open(out / "dsh", out / "autoclaw", out / "akw-home")
+        doc: dict[str, Any] = {"reindex": wh.reindex(progress=progress)}
+        doc["env"] = {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
+                      "AKW_HOME": str(wh.paths.home)}
+        doc["scenarios"] = {name: wh.search(search_request(q, mode, 6)) for name, q, mode in DEMO_SCENARIOS}
+        doc["status"] = wh.status()
+        return doc
+
+    @staticmethod
+    def eval(golden: Path | None = None, data_dir: Path | None = None, sessions: int = 24, seed: int = 7,
+             out_dir: Path | None = Path("reports"), min_recall3: float = 0.80, min_mrr: float = 0.60,
+             max_zero: float = 0.10, max_false_hit: float | None = None, log: Log | None = None) -> dict[str, Any]:
+        """Run the golden set on generated data; the report says `passed` against the thresholds."""
+        from warehouse.evaluation.homes import default_data_dir
+        from warehouse.evaluation.runner import DEFAULT_GOLDEN, EvalConfig, Thresholds, run_eval
+
+        golden = Path(golden or DEFAULT_GOLDEN)
+        if not golden.is_file():
+            raise KnowledgeError(Code.INVALID_REQUEST, f"golden: no such file {golden}", field="golden")
+        data = _writable_dir(Path(data_dir or default_data_dir("eval", sessions, seed)), "generate")
+        out = _writable_dir(Path(out_dir), "out") if out_dir is not None else None
+        cfg = EvalConfig(golden=golden, data_dir=data, sessions=sessions, seed=seed, out_dir=out)
+        limits = Thresholds(min_recall3=min_recall3, min_mrr=min_mrr, max_zero=max_zero, max_false_hit=max_false_hit)
+        return run_eval(Warehouse, cfg, limits, log=log)
+
+    @staticmethod
+    def bench(scale: str = "small", out_dir: Path | None = Path("reports"), work: Path | None = None,
+              log: Log | None = None) -> dict[str, Any]:
+        """Build times, search latency per mode, peak RSS and size at one scale, against a SQLite FTS5 baseline."""
+        import tempfile
+
+        from warehouse.bench.run import SCALES, run_bench
+
+        if scale not in SCALES:
+            raise KnowledgeError(Code.INVALID_REQUEST, f"scale: one of {', '.join(SCALES)}", field="scale")
+        folder = _writable_dir(Path(work or Path(tempfile.gettempdir()) / "akw-bench"), "work")
+        out = _writable_dir(Path(out_dir), "out") if out_dir is not None else None
+        return run_bench(SCALES[scale], folder, out, log=log)

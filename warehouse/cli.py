@@ -1,44 +1,238 @@
-"""`akw`: the ops surface. Every command mirrors a `warehouse.api.Warehouse` method.
+"""`akw`: the ops surface, a thin mirror of `warehouse.api.Warehouse` (one command = one method call).
 
-With `--json` a command prints exactly one JSON document on stdout and diagnostics on
-stderr; failures exit non-zero with `{"errors":[{"code":"KNOWLEDGE_…","message":…}]}`.
+With `--json` a command prints exactly one JSON document on stdout and diagnostics on stderr; every
+failure, option-parsing errors included, exits non-zero with `{"errors":[{"code":"KNOWLEDGE_…","message":…}]}`.
 """
 
 from __future__ import annotations
 
+import copy
 import json
+import os
+import re
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
+from typer.core import TyperCommand, TyperGroup
 
-from warehouse.api import Warehouse
+try:  # Typer >= 0.29 carries its own copy of click
+    from typer._click import exceptions as click_errors
+except ImportError:  # older Typer runs on click itself
+    from click import exceptions as click_errors  # type: ignore[no-redef]
+
+from warehouse import __version__
+from warehouse.api import Warehouse, search_request
 from warehouse.errors import Code, KnowledgeError
-from warehouse.paths import Paths
 from warehouse.redact import redact
-from warehouse.settings import Settings
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Agent Knowledge Warehouse")
+Tick = Callable[[str, int, int | None], None]
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """`akw … | head`: the reader has what it wanted; leave quietly and successfully (as ripgrep does)."""
+        self.quiet = True
+        _mute_stdout()
+        raise SystemExit(0)
+
+
+out = _Console()
+err = Console(stderr=True)
+
+# --dsh-home/--autoclaw-root/--home: declared once; accepted before the command and, for the commands
+# that open a warehouse, after it too (`akw search q --home X`, as the docs and tests have always written)
+LOCATION = (
+    ("--dsh-home", "dsh_home", "DSH home (default $DSH_HOME or ~/.dsh)."),
+    ("--autoclaw-root", "autoclaw_root", "AutoClaw root holding accounts/ (default $AUTOCLAW_ROOT)."),
+    ("--home", "home", "Warehouse folder (default $AKW_HOME)."),
+)
+LOCATION_ATTRS = frozenset(attr for _flag, attr, _help in LOCATION)
+HOME_COMMANDS = frozenset({"reindex", "status", "search", "sql", "sources", "config show", "config set"})
+OPTION_LIKE = re.compile(r"--?[A-Za-z][\w-]*(=.*)?", re.S)
+
+
+@dataclass
+class CliState:
+    """`ctx.obj`: where the warehouse lives; the Warehouse itself is opened on first use."""
+
+    dsh_home: Path | None = None
+    autoclaw_root: Path | None = None
+    home: Path | None = None
+    _wh: Warehouse | None = None
+
+    @property
+    def warehouse(self) -> Warehouse:
+        if self._wh is None:
+            self._wh = Warehouse.open(self.dsh_home, self.autoclaw_root, self.home)
+        return self._wh
+
+
+def _wh(ctx: typer.Context) -> Warehouse:
+    return ctx.ensure_object(CliState).warehouse
+
+
+# -- parsing: JSON usage errors, undecodable argv, dash-leading queries --------------------------
+def _has_surrogate(s: str) -> bool:
+    """Undecodable argv bytes arrive as lone surrogates; no output encoder can print them."""
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _wants_json(argv: Sequence[str]) -> bool:
+    head = argv[: argv.index("--")] if "--" in argv else argv
+    return "--json" in head
+
+
+def _usage_error(e: click_errors.ClickException) -> dict[str, Any]:
+    field = None
+    if isinstance(e, click_errors.BadParameter) and e.param is not None:
+        field = e.param.name
+    elif isinstance(e, click_errors.NoSuchOption):
+        field = e.option_name
+    doc: dict[str, Any] = {"code": Code.INVALID_REQUEST.value, "message": redact(e.format_message())}
+    return {**doc, "field": field} if field else doc
+
+
+def _print_error(as_json: bool, error: dict[str, Any]) -> None:
+    """Report a failure; a reader that already went away changes nothing about the exit code."""
+    try:
+        if as_json:
+            doc = json.dumps({"errors": [error]}, ensure_ascii=False, sort_keys=True, default=str)
+            sys.stdout.write(doc + "\n")
+            sys.stdout.flush()
+        else:
+            err.print(f"[red]{error['code']}[/red]: {escape(str(error['message']))}", highlight=False)
+    except BrokenPipeError:
+        _mute_stdout()
+
+
+def _mute_stdout() -> None:
+    """The reader went away (`akw … | head`): drop the rest instead of failing again at exit."""
+    with suppress(OSError, ValueError):  # not a real file (CliRunner): nothing will flush it later
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _leaves(group: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    for name, cmd in group.commands.items():
+        if hasattr(cmd, "commands"):  # a sub-group (config, fixtures)
+            yield from _leaves(cmd, f"{prefix}{name} ")
+        else:
+            yield f"{prefix}{name}", cmd
+
+
+def _location_option(root: Any) -> Any:
+    """A copy of a root location option for after the command (Typer's own type, so help shows it)."""
+    attr = root.name
+
+    def store(ctx: typer.Context, _param: Any, value: Any) -> None:
+        if value is not None:
+            setattr(ctx.ensure_object(CliState), attr, Path(value))
+
+    opt = copy.copy(root)
+    opt.expose_value, opt.callback = False, store
+    opt.help = f"{root.help} Also accepted before the command."
+    return opt
+
+
+class AkwGroup(TyperGroup):
+    """The root command: shared location options, JSON usage errors, undecodable argv, quiet broken pipes."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        roots = [p for p in self.params if p.name in LOCATION_ATTRS]
+        for path, cmd in _leaves(self):
+            if path in HOME_COMMANDS:
+                cmd.params.extend(_location_option(p) for p in roots)
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
+        argv = list(sys.argv[1:] if args is None else args)
+        as_json = _wants_json(argv)
+        if any(_has_surrogate(a) for a in argv):
+            _print_error(as_json, {"code": Code.INVALID_REQUEST.value,
+                                   "message": "an argument is not valid UTF-8 text (undecodable bytes)"})
+            sys.exit(2)
+        if not (as_json and standalone_mode):
+            return super().main(argv, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            rv = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
+        except click_errors.ClickException as e:
+            _print_error(True, _usage_error(e))
+            sys.exit(2)
+        except typer.Abort:
+            _print_error(True, {"code": Code.INTERNAL.value, "message": "cancelled", "cancelled": True})
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+class DashQueryCommand(TyperCommand):
+    """Lets a positional that starts with '-' but cannot be an option ("-rf flag", "-5") reach the argument."""
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        takes_value = {o for p in self.get_params(ctx) if p.param_type_name == "option" and not p.is_flag
+                       and not p.count for o in p.opts}
+        return super().parse_args(ctx, _positionals_last(args, takes_value))
+
+
+def _positionals_last(args: list[str], takes_value: set[str]) -> list[str]:
+    """Options first, then `--`, then every positional: click can no longer mistake one for an option."""
+    opts: list[str] = []
+    pos: list[str] = []
+    expect_value = False
+    for i, a in enumerate(args):
+        if expect_value:
+            opts.append(a)
+            expect_value = False
+        elif a == "--":
+            pos += args[i + 1:]
+            break
+        elif OPTION_LIKE.fullmatch(a):
+            opts.append(a)
+            expect_value = a in takes_value
+        else:
+            pos.append(a)
+    return [*opts, "--", *pos] if pos else opts
+
+
+app = typer.Typer(cls=AkwGroup, add_completion=False, no_args_is_help=True, help="Agent Knowledge Warehouse")
 config_app = typer.Typer(no_args_is_help=True, help="Show or change settings (agent-knowledge section).")
 fixtures_app = typer.Typer(no_args_is_help=True, help="Generate realistic source data.")
 app.add_typer(config_app, name="config")
 app.add_typer(fixtures_app, name="fixtures")
 
-out = Console()
-err = Console(stderr=True)
-
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
-DshOpt = Annotated[Path | None, typer.Option("--dsh-home", help="DSH home (default $DSH_HOME or ~/.dsh).")]
-AcOpt = Annotated[Path | None, typer.Option("--autoclaw-root", help="AutoClaw root holding accounts/.")]
-HomeOpt = Annotated[Path | None, typer.Option("--home", help="Warehouse folder (default $AKW_HOME).")]
+DshOpt = Annotated[Path | None, typer.Option(LOCATION[0][0], help=LOCATION[0][2])]
+AcOpt = Annotated[Path | None, typer.Option(LOCATION[1][0], help=LOCATION[1][2])]
+HomeOpt = Annotated[Path | None, typer.Option(LOCATION[2][0], help=LOCATION[2][2])]
 
 
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"akw {__version__}", markup=False, highlight=False)
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(ctx: typer.Context, dsh_home: DshOpt = None, autoclaw_root: AcOpt = None, home: HomeOpt = None,
+          version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                help="Print the version and exit.")] = False) -> None:
+    ctx.obj = CliState(dsh_home, autoclaw_root, home)
+
+
+# -- output -----------------------------------------------------------------------------------
 def _emit(as_json: bool, doc: dict[str, Any], human: Callable[[dict[str, Any]], None]) -> None:
     if as_json:
         sys.stdout.write(json.dumps(doc, ensure_ascii=False, sort_keys=True, default=str) + "\n")
@@ -55,24 +249,26 @@ def _errors(as_json: bool) -> Iterator[None]:
         _fail(as_json, e.to_dict())
     except typer.Exit:
         raise
+    except BrokenPipeError:
+        _mute_stdout()
+        raise typer.Exit(0) from None
+    except PermissionError as e:  # a folder or file the user pointed at and may not touch
+        _fail(as_json, {"code": Code.INVALID_REQUEST.value, "message": f"permission denied: {e.filename}"})
     except Exception as e:
         _fail(as_json, {"code": Code.INTERNAL.value, "message": redact(f"{type(e).__name__}: {e}")})
 
 
-def _fail(as_json: bool, error: dict[str, Any]) -> None:
-    if as_json:
-        sys.stdout.write(json.dumps({"errors": [error]}, ensure_ascii=False, sort_keys=True) + "\n")
-    else:
-        err.print(f"[red]{error['code']}[/red]: {error['message']}")
+def _fail(as_json: bool, error: dict[str, Any]) -> NoReturn:
+    _print_error(as_json, error)
     raise typer.Exit(code=2)
 
 
-def _open(dsh: Path | None, ac: Path | None, home: Path | None) -> Warehouse:
-    return Warehouse.open(dsh, ac, home)
+def _log(as_json: bool) -> Callable[[str], None] | None:
+    return None if as_json else lambda m: err.print(m, markup=False, highlight=False)
 
 
 @contextmanager
-def _progress(enabled: bool) -> Iterator[Callable[[str, int, int | None], None] | None]:
+def _progress(enabled: bool) -> Iterator[Tick | None]:
     if not enabled:
         yield None
         return
@@ -89,16 +285,36 @@ def _progress(enabled: bool) -> Iterator[Callable[[str, int, int | None], None] 
         yield tick
 
 
-# -- extract / reindex ------------------------------------------------------------
+def _text(v: Any) -> str:
+    """A value as readable text: mappings as k=v, lists comma-joined (never a Python repr)."""
+    if isinstance(v, dict):
+        return ", ".join(f"{k}={_text(x)}" for k, x in v.items()) or "-"
+    if isinstance(v, list | tuple | set):
+        return ", ".join(_text(x) for x in v) or "-"
+    return "-" if v is None else str(v)
+
+
+def _cell(v: Any) -> Text:
+    """A SQL value for a table cell: nested values as JSON, never interpreted as markup."""
+    if isinstance(v, dict | list | tuple):
+        return Text(json.dumps(v, ensure_ascii=False, default=str))
+    return Text("NULL" if v is None else str(v))
+
+
+def _print_env(env: dict[str, str]) -> None:
+    out.print("Use it: " + " ".join(f"{k}={v}" for k, v in env.items()), markup=False, highlight=False)
+
+
+# -- reindex ----------------------------------------------------------------------------------
 def _print_extract(doc: dict[str, Any]) -> None:
     t = Table(title=f"extract ({doc['duration_s']} s, {doc['files_written']} files written)")
     for c in ("source", "seen", "changed", "unchanged", "failed", "removed", "rows written", "errors"):
         t.add_column(c, justify="right" if c not in ("source", "errors") else "left")
     for s in doc["sources"]:
         u = s["units"]
-        rows = ", ".join(f"{k}={v}" for k, v in s["rows_written"].items()) or "-"
         errs = ", ".join(sorted({e["code"] for e in s["errors"]})) or "-"
-        t.add_row(s["source"], *(str(u[k]) for k in ("seen", "changed", "unchanged", "failed", "removed")), rows, errs)
+        t.add_row(Text(s["source"]), *(str(u[k]) for k in ("seen", "changed", "unchanged", "failed", "removed")),
+                  Text(_text(s["rows_written"])), errs)
     out.print(t)
 
 
@@ -108,22 +324,25 @@ def _print_reindex(doc: dict[str, Any]) -> None:
     if doc.get("mode") == "verify":
         out.print("[green]verify: ok[/green]" if doc["ok"] else "[red]verify: mismatches[/red]")
         for m in doc["mismatches"]:
-            out.print(f"  {m}")
+            rest = {k: v for k, v in m.items() if k != "check"}
+            out.print(f"  {m.get('check')}: {_text(rest)}", markup=False, highlight=False)
         return
     build = doc.get("build") or {}
-    out.print(f"{doc['outcome']}: index_rev {doc['index_rev']} ({doc['generation']}) in {doc['duration_s']} s"
-              + (f"; {build.get('counts')}" if build else ""))
+    counts = f"; {_text(build['counts'])}" if build.get("counts") else ""
+    out.print(f"{doc['outcome']}: index_rev {doc['index_rev']} ({doc['generation']}) in {doc['duration_s']} s{counts}",
+              markup=False, highlight=False)
 
 
 @app.command()
 def reindex(
+    ctx: typer.Context,
     mode: Annotated[str, typer.Option(help="incremental | full | verify")] = "incremental",
     wait: Annotated[float, typer.Option(help="Seconds to wait for another writer's lock.")] = 0.0,
-    as_json: JsonOpt = False, dsh_home: DshOpt = None, autoclaw_root: AcOpt = None, home: HomeOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Extract changed sources, rebuild the models and index, publish a new generation."""
     with _errors(as_json):
-        wh = _open(dsh_home, autoclaw_root, home)
+        wh = _wh(ctx)
         try:
             with _progress(not as_json) as tick:
                 doc = wh.reindex(mode=mode, progress=tick, wait_s=wait)
@@ -133,148 +352,190 @@ def reindex(
         _emit(as_json, doc, _print_reindex)
 
 
+# -- status / sources ---------------------------------------------------------------------------
+def _print_status(d: dict[str, Any]) -> None:
+    colour = {"ready": "green", "stale": "yellow", "degraded": "yellow"}.get(d["state"], "red")
+    out.print(f"[{colour}]{d['state']}[/{colour}]  index_rev={d['index_rev']}  next_run={d['next_run']}")
+    if d["last_run"]:
+        lr = d["last_run"]
+        out.print(f"last run: {lr['mode']} {lr['outcome']} at {lr['finished_at']} ({lr['duration_s']} s)")
+    for name, c in sorted(d["counts"].items()):
+        out.print(f"  {name:<18} {_text(c)}", markup=False)
+    for e in d["errors"]:
+        out.print(f"[red]{e['code']}[/red] " + escape(f"{e['source']} {e['unit']}: {e['message']}"))
+
+
 @app.command()
-def status(as_json: JsonOpt = False, dsh_home: DshOpt = None, autoclaw_root: AcOpt = None,
-           home: HomeOpt = None) -> None:
+def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """knowledge_status: state, index_rev, last/next run, counts, coverage, errors."""
     with _errors(as_json):
-        doc = _open(dsh_home, autoclaw_root, home).status()
+        _emit(as_json, _wh(ctx).status(), _print_status)
 
-        def human(d: dict[str, Any]) -> None:
-            colour = {"ready": "green", "stale": "yellow", "degraded": "yellow"}.get(d["state"], "red")
-            out.print(f"[{colour}]{d['state']}[/{colour}]  index_rev={d['index_rev']}  next_run={d['next_run']}")
-            if d["last_run"]:
-                lr = d["last_run"]
-                out.print(f"last run: {lr['mode']} {lr['outcome']} at {lr['finished_at']} ({lr['duration_s']} s)")
-            for name, c in sorted(d["counts"].items()):
-                out.print(f"  {name:<18} {c}")
-            for e in d["errors"]:
-                out.print(f"[red]{e['code']}[/red] {e['source']} {e['unit']}: {e['message']}")
 
-        _emit(as_json, doc, human)
+def _print_sources(d: dict[str, Any]) -> None:
+    t = Table(title="sources")
+    for c in ("source", "units", "ok", "error", "excluded"):
+        t.add_column(c)
+    for name, s in sorted(d["sources"].items()):
+        t.add_row(Text(name), *(str(s.get(k, 0)) for k in ("units", "ok", "error", "excluded")))
+    out.print(t)
+    for u in d["units"]:
+        if u["status"] == "error":
+            out.print(f"[red]{u['error_code']}[/red] " + escape(f"{u['source']} {u['unit']}: {u['error']}"))
+
+
+@app.command()
+def sources(ctx: typer.Context, as_json: JsonOpt = False) -> None:
+    """Show the state of every source unit (revision, status, error code)."""
+    with _errors(as_json):
+        _emit(as_json, _wh(ctx).sources(), _print_sources)
+
+
+# -- search / sql -----------------------------------------------------------------------------
+def _where(lane: str, it: dict[str, Any]) -> str:
+    if lane == "episodes":
+        return f"{it['session_id']}#{it['seq']} {it.get('event_type')} {(it.get('time') or '')[:10]}"
+    return f"{it['path']}:{it['start_line']}" if lane == "code" else str(it["name"])
 
 
 def _print_search(d: dict[str, Any]) -> None:
     r = d["routing"]
-    out.print(f"[bold]{d['query']}[/bold]  intent={r['intent']} ({r['confidence']}) — {r['reason']}")
+    out.print(f"[bold]{escape(d['query'])}[/bold]  "
+              + escape(f"intent={r['intent']} ({r['confidence']}) — {r['reason']}"))
     for a in d.get("actors", []):
-        out.print(f"[cyan]actor[/cyan] {a.get('name')} [{a['kind']}/{a['source']}] confidence={a.get('confidence')} "
-                  f"dispatch={a.get('dispatch', {}).get('mode')}")
-        out.print("   why: " + "; ".join(a.get("why", [])))
-        out.print("   evidence: " + ", ".join(e["id"] for e in a["evidence"]))
+        out.print("[cyan]actor[/cyan] " + escape(f"{a.get('name')} [{a['kind']}/{a['source']}] confidence="
+                                                 f"{a.get('confidence')} dispatch={a.get('dispatch', {}).get('mode')}"))
+        out.print("   why: " + "; ".join(a.get("why", [])), markup=False)
+        out.print("   evidence: " + ", ".join(e["id"] for e in a["evidence"]), markup=False)
     for lane in ("episodes", "code", "skills"):
         ln = d["lanes"].get(lane)
         if not ln:
             continue
-        flag = f" [yellow]degraded: {ln.get('degradation_reason')}[/yellow]" if ln.get("degraded") else ""
+        flag = f" [yellow]degraded: {escape(str(ln.get('degradation_reason')))}[/yellow]" if ln.get("degraded") else ""
         out.print(f"[bold]{lane}[/bold] ({len(ln['items'])}){flag}")
         for it in ln["items"]:
-            where = (f"{it['session_id']}#{it['seq']} {it.get('event_type')} {(it.get('time') or '')[:10]}"
-                     if lane == "episodes" else f"{it['path']}:{it['start_line']}" if lane == "code"
-                     else it["name"])
-            out.print(f"  • {where}")
+            out.print(f"  • {_where(lane, it)}", markup=False)
             if it.get("snippet"):
-                out.print(f"    [dim]{it['snippet']}[/dim]", markup=True, highlight=False)
+                out.print(Text(f"    {it['snippet']}", style="dim"), highlight=False)
     for w in d.get("warnings", []):
-        out.print(f"[yellow]{w['code']}[/yellow] {w['lane']}: {w['message']}")
+        out.print(f"[yellow]{w['code']}[/yellow] " + escape(f"{w['lane']}: {w['message']}"))
     for e in d.get("errors", []):
-        out.print(f"[red]{e['code']}[/red] {e['message']}")
+        out.print(f"[red]{e['code']}[/red] " + escape(str(e["message"])))
 
 
-@app.command()
+def _read_request(source: str) -> str:
+    """The request document from a file or stdin (`-`), as UTF-8: unreadable input is the caller's mistake."""
+    try:
+        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    except OSError as e:
+        raise KnowledgeError(Code.INVALID_REQUEST, f"--request: cannot read {source} ({e.strerror})",
+                             field="request") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise KnowledgeError(Code.INVALID_REQUEST, f"--request: not UTF-8 text (byte {e.start})",
+                             field="request") from None
+
+
+@app.command(cls=DashQueryCommand)
 def search(
-    query: Annotated[str | None, typer.Argument(help="What to look for (a literal, never FTS or SQL syntax).")] = None,
+    ctx: typer.Context,
+    query: Annotated[str | None, typer.Argument(
+        help="What to look for (a literal, never FTS or SQL syntax). One that starts with '-' goes after "
+             "'--': akw search -- -foo")] = None,
     mode: Annotated[str, typer.Option(help="auto | find_agent | find_skill | find_code | find_knowledge")] = "auto",
     limit: Annotated[int, typer.Option(help="1..50 items in all lanes")] = 10,
     workspace: Annotated[list[str] | None, typer.Option("--workspace", help="Only these workspace roots.")] = None,
     request: Annotated[str | None, typer.Option("--request", help="a knowledge.search/v1 file; - = stdin")] = None,
-    as_json: JsonOpt = False, dsh_home: DshOpt = None, autoclaw_root: AcOpt = None, home: HomeOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """knowledge_search v1: who did it, what bears on it (episodes, code, skills), with evidence."""
     with _errors(as_json):
         if request is not None:
-            text = sys.stdin.read() if request == "-" else Path(request).read_text(encoding="utf-8")
-            req: dict[str, Any] | str = text
+            req: dict[str, Any] | str = _read_request(request)
         elif query is None:
             raise KnowledgeError(Code.INVALID_REQUEST, "query: give a QUERY or --request FILE", field="query")
         else:
-            req = {"schema": "knowledge.search/v1", "query": query, "mode": mode, "limit": limit}
-            if workspace:
-                req["filters"] = {"workspaces": workspace}
-        doc = _open(dsh_home, autoclaw_root, home).search(req)
-        _emit(as_json, doc, _print_search)
+            req = search_request(query, mode, limit, workspace)
+        _emit(as_json, _wh(ctx).search(req), _print_search)
 
 
-@app.command("sql")
-def sql_cmd(query: Annotated[str, typer.Argument(help="One read-only SQL query.")],
-            limit: Annotated[int, typer.Option(min=1, max=100000)] = 1000,
-            as_json: JsonOpt = False, dsh_home: DshOpt = None, autoclaw_root: AcOpt = None,
-            home: HomeOpt = None) -> None:
+def _print_sql(d: dict[str, Any]) -> None:
+    t = Table()
+    for c in d["columns"]:
+        t.add_column(Text(c))
+    for r in d["rows"]:
+        t.add_row(*(_cell(v) for v in r))
+    out.print(t)
+    if d.get("truncated"):
+        err.print(f"(first {len(d['rows'])} rows; raise --limit for more)", markup=False)
+
+
+@app.command("sql", cls=DashQueryCommand)
+def sql_cmd(ctx: typer.Context, query: Annotated[str, typer.Argument(help="One read-only SQL query.")],
+            limit: Annotated[int, typer.Option(min=1, max=100000)] = 1000, as_json: JsonOpt = False) -> None:
     """Query the published generation read-only (any DuckDB client can open it too)."""
     with _errors(as_json):
-        doc = _open(dsh_home, autoclaw_root, home).sql(query, limit=limit)
-
-        def human(d: dict[str, Any]) -> None:
-            t = Table(*d["columns"])
-            for r in d["rows"]:
-                t.add_row(*(str(v) for v in r))
-            out.print(t)
-
-        _emit(as_json, doc, human)
+        _emit(as_json, _wh(ctx).sql(query, limit=limit), _print_sql)
 
 
-@app.command()
-def sources(as_json: JsonOpt = False, dsh_home: DshOpt = None, autoclaw_root: AcOpt = None,
-            home: HomeOpt = None) -> None:
-    """Show the state of every source unit (revision, status, error code)."""
-    with _errors(as_json):
-        doc = _open(dsh_home, autoclaw_root, home).sources()
-
-        def human(d: dict[str, Any]) -> None:
-            t = Table(title="sources")
-            for c in ("source", "units", "ok", "error", "excluded"):
-                t.add_column(c)
-            for name, s in sorted(d["sources"].items()):
-                t.add_row(name, *(str(s.get(k, 0)) for k in ("units", "ok", "error", "excluded")))
-            out.print(t)
-            for u in d["units"]:
-                if u["status"] == "error":
-                    out.print(f"[red]{u['error_code']}[/red] {u['source']} {u['unit']}: {u['error']}")
-
-        _emit(as_json, doc, human)
+# -- config -----------------------------------------------------------------------------------
+def _flat(d: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    for k, v in d.items():
+        if isinstance(v, dict) and v:
+            yield from _flat(v, f"{prefix}{k}.")
+        else:
+            yield f"{prefix}{k}", v
 
 
-# -- config -----------------------------------------------------------------------
+def _print_settings(d: dict[str, Any]) -> None:
+    """One `key=value` line per setting, in the syntax `akw config set` accepts."""
+    out.print(f"# {d['config_file']}", markup=False, highlight=False)
+    for k, v in _flat(d["agent-knowledge"]):
+        out.print(f"{k}={json.dumps(v, ensure_ascii=False, default=str)}", markup=False, highlight=False)
+
+
 @config_app.command("show")
-def config_show(as_json: JsonOpt = False, home: HomeOpt = None, dsh_home: DshOpt = None) -> None:
+def config_show(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """Print the effective settings (file + environment overrides)."""
     with _errors(as_json):
-        paths = Paths.resolve(dsh_home, None, home)
-        s = Settings.load(paths.config_file)
-        doc = {"config_file": str(paths.config_file), "agent-knowledge": s.model_dump()}
-        _emit(as_json, doc, lambda d: out.print_json(data=d))
+        _emit(as_json, _wh(ctx).config_show(), _print_settings)
 
 
 @config_app.command("set")
 def config_set(
+    ctx: typer.Context,
     assignments: Annotated[list[str], typer.Argument(help="key=value pairs, e.g. schedule.times='[\"04:00\"]'")],
-    as_json: JsonOpt = False, home: HomeOpt = None, dsh_home: DshOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Validate and save settings; a bad key or value is named and nothing is written."""
     with _errors(as_json):
-        paths = Paths.resolve(dsh_home, None, home)
-        s = Settings.load(paths.config_file)
-        for a in assignments:
-            if "=" not in a:
-                raise KnowledgeError(Code.CONFIG_INVALID, f"{a!r}: expected key=value", key=a)
-            key, value = a.split("=", 1)
-            s = s.with_value(key.strip(), value)
-        s.save(paths.config_file)
-        doc = {"config_file": str(paths.config_file), "agent-knowledge": s.model_dump()}
-        _emit(as_json, doc, lambda d: out.print(f"saved {d['config_file']}"))
+        doc = _wh(ctx).config_set(assignments)
+        _emit(as_json, doc, lambda d: out.print(f"saved {d['config_file']}", markup=False, highlight=False))
 
 
-# -- fixtures -----------------------------------------------------------------------
+# -- fixtures / demo --------------------------------------------------------------------------
+def _fixture_ticks(tick: Tick | None) -> Callable[[int, int], None] | None:
+    """The generator reports (done, total); the bar wants increments."""
+    if tick is None:
+        return None
+    last = [0]
+
+    def cb(done: int, total: int) -> None:
+        tick("generate", done - last[0], total)
+        last[0] = done
+
+    return cb
+
+
+def _print_fixtures(d: dict[str, Any]) -> None:
+    t = Table("what", "count", title=f"generated into {d['out']}")
+    for k, v in sorted(d["counts"].items()):
+        t.add_row(Text(k), Text(_text(v)))
+    out.print(t)
+    _print_env(d["env"])
+
+
 @fixtures_app.command("generate")
 def fixtures_generate(
     out_dir: Annotated[Path, typer.Option("--out", help="Folder to write dsh/, autoclaw/, workspaces/, manifest.json")],
@@ -285,29 +546,25 @@ def fixtures_generate(
     as_json: JsonOpt = False,
 ) -> None:
     """Generate a realistic DSH home, AutoClaw root, skills and workspaces with a ground-truth manifest."""
-    import akw_fixtures
-
     with _errors(as_json):
         with _progress(not as_json) as tick:
-            cb = (lambda done, total: tick("generate", done, total)) if tick else None
-            manifest = akw_fixtures.generate(out_dir, sessions=sessions, seed=seed, events=events,
-                                             broken=broken, progress=cb)
-        doc = {"out": str(out_dir.absolute()), "counts": manifest.get("counts", {}),
-               "env": {"DSH_HOME": str((out_dir / "dsh").absolute()),
-                       "AUTOCLAW_ROOT": str((out_dir / "autoclaw").absolute())}}
-        _emit(as_json, doc, lambda d: out.print_json(data=d))
+            doc = Warehouse.generate_fixtures(out_dir, sessions=sessions, seed=seed, events=events, broken=broken,
+                                              progress=_fixture_ticks(tick))
+        _emit(as_json, doc, _print_fixtures)
 
 
-def main() -> None:  # pragma: no cover
-    app()
+def _print_demo(d: dict[str, Any]) -> None:
+    _print_reindex(d["reindex"])
+    for name, resp in d["scenarios"].items():
+        out.rule(escape(name))
+        _print_search(resp)
+    out.rule("UJ-5 status")
+    st = d["status"]
+    out.print(f"state={st['state']} index_rev={st['index_rev']} next_run={st['next_run']} db_bytes={st['db_bytes']}",
+              markup=False)
+    _print_env(d["env"])
 
 
-# -- demo ---------------------------------------------------------------------------
-DEMO_SCENARIOS = (
-    ("UJ-1 who already migrated iya.ru?", "Кто уже занимался переносом сайта iya.ru на новый сервер?", "auto"),
-    ("UJ-2 everything about the deploy-iya-ru skill", "deploy-iya-ru skill for a deployment", "find_skill"),
-    ("UJ-4 what do we know about TLS certificates?", "what do we know about renewing TLS certificates", "auto"),
-)
 @app.command()
 def demo(
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for the generated sources and the warehouse.")] = Path(
@@ -317,38 +574,13 @@ def demo(
     as_json: JsonOpt = False,
 ) -> None:
     """Generate realistic data (unless present), index it, run the UJ-1, UJ-2, UJ-4 and UJ-5 scenarios."""
-    import akw_fixtures
-
     with _errors(as_json):
-        manifest_file = out_dir / "manifest.json"
-        if not manifest_file.exists():
-            if not as_json:
-                err.print(f"generating {sessions} sessions (seed {seed}) into {out_dir}/ …")
-            akw_fixtures.generate(out_dir, sessions=sessions, seed=seed)
-        wh = Warehouse.open(out_dir / "dsh", out_dir / "autoclaw", out_dir / "akw-home")
         with _progress(not as_json) as tick:
-            doc: dict[str, Any] = {"reindex": wh.reindex(progress=tick)}
-        doc["env"] = {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
-                      "AKW_HOME": str(wh.paths.home)}
-        doc["scenarios"] = {name: wh.search({"schema": "knowledge.search/v1", "query": q, "mode": mode, "limit": 6})
-                            for name, q, mode in DEMO_SCENARIOS}
-        doc["status"] = wh.status()
-
-        def human(d: dict[str, Any]) -> None:
-            _print_reindex(d["reindex"])
-            for (name, _q, _m), resp in zip(DEMO_SCENARIOS, d["scenarios"].values(), strict=True):
-                out.rule(name)
-                _print_search(resp)
-            out.rule("UJ-5 status")
-            st = d["status"]
-            out.print(f"state={st['state']} index_rev={st['index_rev']} next_run={st['next_run']} "
-                      f"db_bytes={st['db_bytes']}")
-            out.print("Use this warehouse: " + " ".join(f"{k}={v}" for k, v in d["env"].items()))
-
-        _emit(as_json, doc, human)
+            doc = Warehouse.demo(out_dir, sessions=sessions, seed=seed, progress=tick, log=_log(as_json))
+        _emit(as_json, doc, _print_demo)
 
 
-# -- eval / bench (golden set, benchmarks) --------------------------------------------
+# -- eval / bench (golden set, benchmarks) ----------------------------------------------------
 @app.command("eval")
 def eval_cmd(
     golden: Annotated[Path | None, typer.Option(help="Golden set YAML (default golden/queries.yaml).")] = None,
@@ -365,19 +597,15 @@ def eval_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Run the golden set on generated data; recall@k, MRR, nDCG, zero-result, false hits; gate on thresholds."""
-    from warehouse.evaluation.homes import default_data_dir
     from warehouse.evaluation.render import print_eval
-    from warehouse.evaluation.runner import DEFAULT_GOLDEN, EvalConfig, Thresholds, run_eval
 
     with _errors(as_json):
-        data = generate or default_data_dir("eval", sessions, seed)
-        cfg = EvalConfig(golden=golden or DEFAULT_GOLDEN, data_dir=data, sessions=sessions, seed=seed,
-                         out_dir=out_dir)
-        limits = Thresholds(min_recall3=min_recall3, min_mrr=min_mrr, max_zero=max_zero, max_false_hit=max_false_hit)
-        report = run_eval(cfg, limits, log=None if as_json else lambda m: err.print(m))
+        report = Warehouse.eval(golden, generate, sessions=sessions, seed=seed, out_dir=out_dir,
+                                min_recall3=min_recall3, min_mrr=min_mrr, max_zero=max_zero,
+                                max_false_hit=max_false_hit, log=_log(as_json))
         _emit(as_json, report, lambda d: print_eval(out, d))
-        if not report["passed"]:
-            raise typer.Exit(code=1)
+    if not report["passed"]:
+        raise typer.Exit(code=1)
 
 
 @app.command()
@@ -390,14 +618,12 @@ def bench(
     as_json: JsonOpt = False,
 ) -> None:
     """Cold/no-op/one-change build times, search latency per mode, peak RSS, size, SQLite FTS5 baseline."""
-    import tempfile
-
     from warehouse.bench.render import print_bench
-    from warehouse.bench.run import SCALES, run_bench
 
     with _errors(as_json):
-        if scale not in SCALES:
-            raise KnowledgeError(Code.INVALID_REQUEST, f"scale: one of {', '.join(SCALES)}", field="scale")
-        folder = work or Path(tempfile.gettempdir()) / "akw-bench"
-        report = run_bench(SCALES[scale], folder, out_dir, log=None if as_json else lambda m: err.print(m))
+        report = Warehouse.bench(scale, out_dir, work, log=_log(as_json))
         _emit(as_json, report, lambda d: print_bench(out, d))
+
+
+def main() -> None:  # pragma: no cover
+    app(prog_name="akw")

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from warehouse import generation
-from warehouse.build.reindex import read_runs
 from warehouse.paths import Paths
+from warehouse.runs import read_runs
 from warehouse.schedule import next_run
 from warehouse.settings import Settings
 from warehouse.state import load_all_units

@@ -17,6 +17,7 @@ from typing import Any
 from warehouse.api import Warehouse
 from warehouse.bench import fts5, mutate
 from warehouse.bench.stats import percentiles
+from warehouse.search.request import search_request
 
 MODES = ("auto", "find_agent", "find_skill", "find_code", "find_knowledge")
 
@@ -73,7 +74,7 @@ def _busiest_workspace(wh: Warehouse) -> dict[str, Any]:
 
 def _warm_up(wh: Warehouse, queries: list[str], **fields: Any) -> None:
     for q in queries:  # limit 9: the timed requests (limit 10) are never cache hits
-        wh.search({"schema": "knowledge.search/v1", "query": q, "limit": 9, **fields})
+        wh.search(search_request(q, limit=9, **fields))
 
 
 def _timed(wh: Warehouse, queries: list[str], **fields: Any) -> dict[str, Any]:
@@ -81,7 +82,7 @@ def _timed(wh: Warehouse, queries: list[str], **fields: Any) -> dict[str, Any]:
     ms, zero = [], 0
     for q in queries:
         t0 = time.perf_counter()
-        resp = wh.search({"schema": "knowledge.search/v1", "query": q, "limit": 10, **fields})
+        resp = wh.search(search_request(q, limit=10, **fields))
         ms.append((time.perf_counter() - t0) * 1000)
         zero += not resp["found"]
     return {**percentiles(ms), "not_found": zero}

@@ -52,6 +52,7 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
             values = ", ".join(f"({literal(line)})" for line in runs[i:i + _RUNS_PER_INSERT])
             con.execute(f"INSERT INTO _akw_runs_raw VALUES {values}")
         built = transform.run(con, Path(job["lake"]))
+        _require_constraints(con)
         t_models = time.perf_counter() - t
         prev = job.get("previous")
         lex = lexical_index.build_lexical_index(con, Path(prev) if prev else None)
@@ -74,6 +75,18 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
     finally:
         con.close()
     return stats
+
+
+def _require_constraints(con: Any) -> None:
+    """The models' declared constraints (unique ids, not null, enums) hold, or nothing is published:
+    a duplicate or missing id would make search answers and evidence refs ambiguous."""
+    failures = transform.check_constraints(con)
+    if failures:
+        shown = "; ".join(f"{f['check']}({', '.join(f['columns'])}): {f.get('violations', f.get('message'))}"
+                          for f in failures[:5])
+        err = ValueError(f"{len(failures)} model constraint(s) failed: {shown}")
+        err.add_note("akw build step: constraints")
+        raise err
 
 
 def _peak_rss_mb() -> float:

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from warehouse import __version__
-from warehouse.sqlfiles import index_hash
 from warehouse.settings import Settings
+from warehouse.sqlfiles import index_hash
 from warehouse.state import load_all_units
 
 

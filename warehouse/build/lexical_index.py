@@ -18,7 +18,6 @@ child's RSS), so the few integers and the lane name are written into the SQL as 
 from __future__ import annotations
 
 import hashlib
-import re
 import time
 from functools import cache
 from pathlib import Path

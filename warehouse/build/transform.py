@@ -8,11 +8,16 @@ of those columns (a table made as CREATE TABLE with the model's own column types
 A model's first comment block is its documentation;
 `-- col: name: text` lines become DuckDB column comments for analysts. Models run in
 dependency order (ties by name), so a build is deterministic.
+
+Constraints are declared beside the model they guard, like dbt's schema tests, one per line:
+`-- unique: doc_key` (a composite key: `-- unique: lane, doc_key`), `-- not_null: a, b` (each
+column) and `-- accepted_values: outcome: success, partial` (NULL passes; pair it with not_null).
+The build checks that they name columns of the model; `check_constraints` runs one query per
+constraint against a built database (`reindex --mode verify`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,10 +25,74 @@ from pathlib import Path
 import duckdb
 import jinja2
 
+from warehouse.literals import text as sql_text
 from warehouse.sqlfiles import MODELS as SQL_DIR
+
 _COL_DOC = re.compile(r"^--\s*col:\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.+)$", re.M)
 _COMPRESSION = re.compile(r"^--\s*compression:\s*(.+)$", re.M)
 _COMPRESSION_ITEM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(uncompressed|dictionary|rle|bitpacking|fsst|chimp|patas)$")
+_CONSTRAINT = re.compile(r"^--\s*(unique|not_null|accepted_values):(.*)$", re.M)
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_HEADER_KEYS = ("col:", "materialized:", "compression:", "unique:", "not_null:", "accepted_values:")
+EXAMPLES = 3  # example keys (or values) a constraint failure shows
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """One declared check of a model: `unique` (the columns together), `not_null` (one column)
+    or `accepted_values` (one column, `values` the allowed values as text)."""
+
+    model: str
+    kind: str
+    columns: tuple[str, ...]
+    values: tuple[str, ...] = ()
+
+    @property
+    def check(self) -> str:
+        """The name a failure is reported under, e.g. `ak_document.unique`."""
+        return f"{self.model}.{self.kind}"
+
+    def describe(self) -> str:
+        """`unique(lane, doc_key)`, `not_null(actor_id)`, `accepted_values(outcome: success, partial)`."""
+        args = ", ".join(self.columns) + (f": {', '.join(self.values)}" if self.values else "")
+        return f"{self.kind}({args})"
+
+    def sql(self, key: tuple[str, ...] | None = None) -> str:
+        """One query: (violations, up to EXAMPLES examples, smallest first). unique: key values held
+        by more than one row (NULLs equal inside a composite key; a key of only NULLs is skipped);
+        not_null: rows with NULL, shown by `key` (a unique key of the model without the column);
+        accepted_values: rows with another value, shown by the values."""
+        t, cols = _quote(self.model), [_quote(c) for c in self.columns]
+        if self.kind == "unique":
+            shown = _key_text(cols)
+            return (f"SELECT count(*), min(k, {EXAMPLES}) FROM (SELECT {shown} AS k FROM {t} "
+                    f"WHERE NOT ({' AND '.join(f'{c} IS NULL' for c in cols)}) "
+                    f"GROUP BY {', '.join(cols)} HAVING count(*) > 1)")
+        if self.kind == "not_null":
+            shown = _key_text([_quote(c) for c in key]) if key else "NULL"
+            return f"SELECT count(*), min(k, {EXAMPLES}) FROM (SELECT {shown} AS k FROM {t} WHERE {cols[0]} IS NULL)"
+        allowed = ", ".join(sql_text(v) for v in self.values)
+        return (f"SELECT coalesce(sum(n), 0), min(v, {EXAMPLES}) FROM (SELECT CAST({cols[0]} AS VARCHAR) AS v, "
+                f"count(*) AS n FROM {t} WHERE {cols[0]} IS NOT NULL AND CAST({cols[0]} AS VARCHAR) NOT IN ({allowed}) "
+                f"GROUP BY 1)")
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _key_text(cols: list[str]) -> str:
+    """A key as text: the value of one column, `(a, b)` of several."""
+    return f"CAST({cols[0]} AS VARCHAR)" if len(cols) == 1 else f"CAST(row({', '.join(cols)}) AS VARCHAR)"
+
+
+def _columns(model: str, line: str, text: str) -> tuple[str, ...]:
+    cols = tuple(c.strip() for c in text.split(","))
+    if not cols or not all(_IDENT.match(c) for c in cols):
+        raise ValueError(f"model {model}: bad constraint {line.strip()!r} (expected column names separated by commas)")
+    if len(set(cols)) != len(cols):
+        raise ValueError(f"model {model}: constraint {line.strip()!r} names a column twice")
+    return cols
 
 
 @dataclass
@@ -45,7 +114,7 @@ class Model:
             if not line.startswith("--"):
                 break
             text = line[2:].strip()
-            if not text.startswith(("col:", "materialized:", "compression:")):
+            if not text.startswith(_HEADER_KEYS):
                 lines.append(text)
         return " ".join(x for x in lines if x)
 
@@ -64,6 +133,34 @@ class Model:
     @property
     def column_docs(self) -> dict[str, str]:
         return {m.group(1): m.group(2).strip() for m in _COL_DOC.finditer(self.source)}
+
+    @property
+    def constraints(self) -> list[Constraint]:
+        """The declared constraints in file order; `-- not_null: a, b` is one constraint per column."""
+        out: list[Constraint] = []
+        for m in _CONSTRAINT.finditer(self.source):
+            kind, rest, line = m.group(1), m.group(2), m.group(0)
+            if kind == "unique":
+                out.append(Constraint(self.name, kind, _columns(self.name, line, rest)))
+            elif kind == "not_null":
+                out.extend(Constraint(self.name, kind, (c,)) for c in _columns(self.name, line, rest))
+            else:
+                col, sep, values = rest.partition(":")
+                vals = tuple(v.strip() for v in values.split(","))
+                if not sep or not all(vals) or len(set(vals)) != len(vals):
+                    raise ValueError(f"model {self.name}: bad constraint {line.strip()!r} "
+                                     "(expected `-- accepted_values: column: value, value, …`)")
+                out.append(Constraint(self.name, kind, _columns(self.name, line, col), vals))
+        seen: set[tuple[str, tuple[str, ...]]] = set()
+        for c in out:
+            if (c.kind, c.columns) in seen:
+                raise ValueError(f"model {self.name}: constraint {c.describe()} is declared twice")
+            seen.add((c.kind, c.columns))
+        return out
+
+    def example_key(self, column: str) -> tuple[str, ...] | None:
+        """How a not-null failure of `column` shows its rows: the first unique key without it."""
+        return next((c.columns for c in self.constraints if c.kind == "unique" and column not in c.columns), None)
 
 
 LAYERS = ("staging", "intermediate", "marts")
@@ -122,6 +219,7 @@ def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR
 
     built = []
     for m in order(models):
+        constraints = m.constraints  # a malformed header fails before any SQL runs
         sql = env.from_string(m.source).render(ref=lambda n: n, lake=lake)
         kind = "VIEW" if m.materialized == "view" else "TABLE"
         try:
@@ -129,6 +227,8 @@ def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR
         except duckdb.Error as e:
             e.add_note(f"akw build step: model {m.name}")
             raise
+        if constraints:
+            _check_constraint_columns(con, m, constraints)
         doc = m.doc.replace("'", "''")
         if doc:
             con.execute(f"COMMENT ON {kind} {m.name} IS '{doc}'")
@@ -138,6 +238,41 @@ def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR
         if callable(on_model):
             on_model(m.name)
     return built
+
+
+def _check_constraint_columns(con: duckdb.DuckDBPyConnection, m: Model, constraints: list[Constraint]) -> None:
+    have = {c[0] for c in con.execute(f"DESCRIBE {m.name}").fetchall()}
+    for c in constraints:
+        unknown = [col for col in c.columns if col not in have]
+        if unknown:
+            raise ValueError(f"model {m.name}: constraint {c.describe()} names unknown column(s) {unknown}")
+
+
+def check_constraints(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR,
+                      models: dict[str, Model] | None = None) -> list[dict[str, object]]:
+    """Check every declared constraint against the built database `con`, one query each.
+
+    Returns the failures in build order, each `{"check": "<model>.<kind>", "columns": [...],
+    "violations": n, "examples": [...]}` (or `"message"` when the query itself failed, e.g. a
+    table missing from an older generation); an empty list when every constraint holds.
+    """
+    models = models if models is not None else discover(sql_dir)
+    failures: list[dict[str, object]] = []
+    for m in order(models):
+        for c in m.constraints:
+            out: dict[str, object] = {"check": c.check, "columns": list(c.columns)}
+            if c.values:
+                out["accepted"] = list(c.values)
+            key = m.example_key(c.columns[0]) if c.kind == "not_null" else None
+            try:
+                n, examples = con.execute(c.sql(key)).fetchone()
+            except duckdb.Error as e:
+                failures.append({**out, "message": f"{type(e).__name__}: {str(e).splitlines()[0]}"})
+                continue
+            if n:
+                shown = [x[:200] for x in examples or [] if x is not None]  # a bad value may be any text
+                failures.append({**out, "violations": int(n), "examples": shown})
+    return failures
 
 
 def _materialize(con: duckdb.DuckDBPyConnection, m: Model, kind: str, sql: str) -> None:

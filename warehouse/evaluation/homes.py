@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from warehouse.api import Warehouse
 from warehouse.paths import Paths
 from warehouse.settings import Settings
 
@@ -42,8 +42,19 @@ def ensure_generated(out: Path, sessions: int, seed: int, events: int | None = N
     return akw_fixtures.generate(out, sessions=sessions, seed=seed, events=events)
 
 
-def open_home(data: Path, name: str, extra_skill_dirs: list[Path] | None = None,
-              dsh_home: Path | None = None) -> Warehouse:
+class Home(Protocol):
+    """What eval needs of a warehouse: `warehouse.api.Warehouse` (passed in by the API, which sits above)."""
+
+    def reindex(self, mode: str = ...) -> dict[str, Any]: ...
+
+    def search(self, request: dict[str, Any]) -> dict[str, Any]: ...
+
+
+Opener = Callable[[Paths, Settings], Home]
+
+
+def open_home(opener: Opener, data: Path, name: str, extra_skill_dirs: list[Path] | None = None,
+              dsh_home: Path | None = None) -> Home:
     """A warehouse over `data`'s sources with its own home `data/<name>`; extra skill dirs go to its config."""
     data = Path(data).absolute()
     paths = Paths.resolve(dsh_home or data / "dsh", data / "autoclaw", data / name)
@@ -52,7 +63,7 @@ def open_home(data: Path, name: str, extra_skill_dirs: list[Path] | None = None,
         wanted = json.dumps([str(Path(d).absolute()) for d in extra_skill_dirs])
         settings = settings.with_value("sources.extra_skill_dirs", wanted)  # as `akw config set` does
         settings.save(paths.config_file)
-    return Warehouse(paths, settings)
+    return opener(paths, settings)
 
 
 def realdata_dir(repo: Path = REPO) -> Path | None:

@@ -17,10 +17,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from warehouse.api import Warehouse
 from warehouse.evaluation import homes
 from warehouse.evaluation.golden import GoldenQuery, Resolver, load_golden
 from warehouse.evaluation.metrics import dedupe, mean, ranking_metrics
+from warehouse.search.request import search_request
 
 SCHEMA = "akw.eval/v1"
 BELOW_THRESHOLD = "KNOWLEDGE_EVAL_BELOW_THRESHOLD"
@@ -92,7 +92,7 @@ def _counts(resp: dict[str, Any]) -> dict[str, int]:
             **{lane: len((lanes.get(lane) or {}).get("items", [])) for lane in ("episodes", "code", "skills")}}
 
 
-def run_query(wh: Warehouse, resolver: Resolver, q: GoldenQuery, limit: int) -> dict[str, Any]:
+def run_query(wh: homes.Home, resolver: Resolver, q: GoldenQuery, limit: int) -> dict[str, Any]:
     """Search one golden query and score it; an unresolvable expectation is reported as skipped."""
     rec: dict[str, Any] = {"id": q.id, "kind": q.kind, "lang": q.lang, "slice": q.slice, "mode": q.mode,
                            "text": q.text, "selector": q.expect.selector}
@@ -101,10 +101,7 @@ def run_query(wh: Warehouse, resolver: Resolver, q: GoldenQuery, limit: int) -> 
     problem = exp.problem or problem
     if problem:
         return {**rec, "status": "skipped", "reason": problem}
-    req: dict[str, Any] = {"schema": "knowledge.search/v1", "query": q.text, "mode": q.mode, "limit": limit,
-                           "request_id": f"eval:{q.id}"}
-    if filters:
-        req["filters"] = filters
+    req = search_request(q.text, q.mode, limit, request_id=f"eval:{q.id}", **({"filters": filters} if filters else {}))
     t0 = time.perf_counter()
     resp = wh.search(req)
     rec.update(status="ok", ms=round((time.perf_counter() - t0) * 1000, 2), found=resp.get("found"),
@@ -156,15 +153,18 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 # -- the whole run --------------------------------------------------------------------------------
-def run_eval(cfg: EvalConfig, thresholds: Thresholds = Thresholds(),
+def run_eval(opener: homes.Opener, cfg: EvalConfig, thresholds: Thresholds = Thresholds(),
              log: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Generate (or reuse) data, index it, run every golden query, return (and write) the report."""
+    """Generate (or reuse) data, index it, run every golden query, return (and write) the report.
+
+    `opener` makes a warehouse over given paths (`Warehouse`): eval drives the API, it does not import it.
+    """
     say = log or (lambda _m: None)
     t0 = time.perf_counter()
     golden = load_golden(cfg.golden)
     say(f"data: {cfg.data_dir} (sessions={cfg.sessions}, seed={cfg.seed})")
     manifest = homes.ensure_generated(cfg.data_dir, cfg.sessions, cfg.seed, cfg.events)
-    wh = homes.open_home(cfg.data_dir, "akw-home")
+    wh = homes.open_home(opener, cfg.data_dir, "akw-home")
     say("indexing the synthetic home …")
     rev = wh.reindex(mode="incremental")["index_rev"]
     real_wh, rev_real, real_names, real_note = None, None, None, None
@@ -174,7 +174,7 @@ def run_eval(cfg: EvalConfig, thresholds: Thresholds = Thresholds(),
         say(real_note)
     elif wants_real:
         real_names = homes.real_skill_names(cfg.realdata)
-        real_wh = homes.open_home(cfg.data_dir, "akw-home-real", homes.real_skill_dirs(cfg.realdata))
+        real_wh = homes.open_home(opener, cfg.data_dir, "akw-home-real", homes.real_skill_dirs(cfg.realdata))
         say("indexing the real-skills home …")
         rev_real = real_wh.reindex(mode="incremental")["index_rev"]
     resolver = Resolver(manifest, real_names)

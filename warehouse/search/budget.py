@@ -18,6 +18,7 @@ from typing import Any
 
 from warehouse.errors import Code
 from warehouse.search.contract import LANES, BudgetUse, SearchResponse, dumps, response_dict
+from warehouse.search.messages import msg
 
 ACTORS = "actors"
 _PRIORITY = {**{lane: i for i, lane in enumerate(LANES)}, ACTORS: len(LANES)}
@@ -171,7 +172,7 @@ def apply_budget(resp: SearchResponse, max_tokens: int) -> SearchResponse:
         if not _fits(d, max_tokens):
             d.setdefault("warnings", []).append({
                 "code": str(Code.BUDGET_EXCEEDED), "lane": "all",
-                "message": f"even without items the response exceeds max_tokens={max_tokens}"})
+                "message": msg("budget.exceeded", "en", max_tokens=max_tokens)})
     d["limits"]["budget"] = {"max_tokens": max_tokens,
                              "used_tokens": _used_tokens(_size(d, max_tokens), max_tokens)}
     return SearchResponse.model_validate(d)

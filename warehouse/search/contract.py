@@ -1,7 +1,7 @@
 """`knowledge_search` v1 request/response models (contract 000 §3–§4, schema seeds/003).
 
-These pydantic models are the single source of truth: the CLI, the MCP tools and the
-notebooks parse requests with `parse_request` and print responses with `dump_response`,
+These pydantic models are the single source of truth: every surface (today the CLI and the
+Python API) parses requests with `parse_request` and prints responses with `dump_response`,
 and `response_json_schema()` is what we publish. Every model forbids unknown fields, so a
 typo is a `KNOWLEDGE_INVALID_REQUEST` (never a silent default) and a lane item can never
 carry the other lane's locator (an episode has no `path`, a code chunk no `session_id`).
@@ -28,11 +28,13 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from warehouse.errors import Code, KnowledgeError
+from warehouse.search.messages import msg
 
 SCHEMA = "knowledge.search/v1"
 LANES: tuple[str, ...] = ("episodes", "code", "skills")  # also the lane priority of §4.1 (10)
 MODES: tuple[str, ...] = ("auto", "find_agent", "find_skill", "find_code", "find_knowledge")
 INTENTS: tuple[str, ...] = MODES[1:]
+MAX_QUERY_CHARS = 2000
 
 LaneName = Literal["episodes", "code", "skills"]
 Mode = Literal["auto", "find_agent", "find_skill", "find_code", "find_knowledge"]
@@ -47,14 +49,14 @@ def _rfc3339(value: Any) -> Any:
         return None
     if isinstance(value, datetime):
         if value.tzinfo is None:
-            raise PydanticCustomError("rfc3339", "must carry a timezone offset")
+            raise PydanticCustomError("rfc3339", msg("request.no_offset", "en"))
         return value
     if not isinstance(value, str) or not _RFC3339.fullmatch(value):
-        raise PydanticCustomError("rfc3339", "must be an RFC3339 timestamp like 2026-09-01T00:00:00+03:00")
+        raise PydanticCustomError("rfc3339", msg("request.not_rfc3339", "en"))
     try:
         return datetime.fromisoformat(value.replace("z", "Z").replace("t", "T"))
     except ValueError:
-        raise PydanticCustomError("rfc3339", "is not a valid date/time") from None
+        raise PydanticCustomError("rfc3339", msg("request.bad_datetime", "en")) from None
 
 
 Rfc3339 = Annotated[datetime | None, BeforeValidator(_rfc3339)]
@@ -78,7 +80,7 @@ class Filters(_In):
     @model_validator(mode="after")
     def _ordered(self) -> Filters:
         if self.since and self.until and self.until < self.since:
-            raise PydanticCustomError("range", "until is before since", {"field": "until"})
+            raise PydanticCustomError("range", msg("request.until_before_since", "en"), {"field": "until"})
         return self
 
 
@@ -104,12 +106,12 @@ class SearchRequest(_In):
     def _query(cls, v: str) -> str:
         """A literal of 1..2000 characters; stored stripped so routing and echo agree."""
         if "\x00" in v:
-            raise PydanticCustomError("nul", "must not contain NUL characters")
+            raise PydanticCustomError("nul", msg("request.nul", "en"))
         v = v.strip()
         if not v:
-            raise PydanticCustomError("empty", "must not be empty or whitespace only")
-        if len(v) > 2000:
-            raise PydanticCustomError("too_long", "must be at most 2000 characters")
+            raise PydanticCustomError("empty", msg("request.blank", "en"))
+        if len(v) > MAX_QUERY_CHARS:
+            raise PydanticCustomError("too_long", msg("request.too_long", "en", chars=MAX_QUERY_CHARS))
         return v
 
     @field_validator("include")
@@ -125,10 +127,10 @@ def parse_request(data: dict[str, Any] | str) -> SearchRequest:
         try:
             data = json.loads(data)
         except json.JSONDecodeError as e:
-            raise KnowledgeError(Code.INVALID_REQUEST, f"request is not valid JSON (line {e.lineno})",
+            raise KnowledgeError(Code.INVALID_REQUEST, msg("request.not_json", "en", line=e.lineno),
                                  field="$") from None
     if not isinstance(data, dict):
-        raise KnowledgeError(Code.INVALID_REQUEST, "request must be a JSON object", field="$")
+        raise KnowledgeError(Code.INVALID_REQUEST, msg("request.not_object", "en"), field="$")
     try:
         return SearchRequest.model_validate(data)
     except ValidationError as e:
@@ -145,12 +147,12 @@ def _invalid(e: ValidationError) -> KnowledgeError:
     field = ".".join(parts) or "$"
     index = next((p for p in err["loc"] if isinstance(p, int)), None)
     where = f"{field}[{index}]" if index is not None else field
-    msg = err["msg"]
+    text = err["msg"]
     if err["type"] == "extra_forbidden":
-        msg = "unknown field"
+        text = msg("request.unknown_field", "en")
     elif err["type"] == "missing":
-        msg = "is required"
-    return KnowledgeError(Code.INVALID_REQUEST, f"{where}: {msg}", field=field)
+        text = msg("request.required", "en")
+    return KnowledgeError(Code.INVALID_REQUEST, f"{where}: {text}", field=field)
 
 
 # -- response ----------------------------------------------------------------------------------
@@ -386,7 +388,7 @@ class SearchResponse(_Out):
     _keep_none = frozenset()
     schema_: Literal["knowledge.search/v1"] = Field(default=SCHEMA, alias="schema")
     request_id: str | None = Field(default=None, max_length=200)
-    query: str = Field(min_length=1, max_length=2000)
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     found: bool = True
     routing: Routing
     lanes: Lanes

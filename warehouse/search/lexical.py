@@ -7,8 +7,8 @@ only. Here BM25 term weights are precomputed per lane into `fts_postings`, sorte
 is a hex-encoded text literal, see literals.py), its terms are looked up in `fts_vocab` (step 1),
 and the impacts are summed per term id (step 2), literal integers that keep row-group skipping.
 
-All SQL lives in `sql/queries/*.sql` (the tokenizer in `sql/build/tokenizer.sql`); only integers from step 1, literals.py literals and the
-caller's trusted `where_sql` are ever placed into SQL text.
+All SQL lives in `sql/queries/*.sql` (the tokenizer in `sql/build/tokenizer.sql`); only integers
+from step 1, literals.py literals and the caller's trusted `where_sql` are ever placed into SQL text.
 """
 
 from __future__ import annotations
@@ -199,7 +199,8 @@ def _search_pruned(
     document can enter the top k and the result equals the full evaluation. Returns
     (rows or None, whether a pruned query ran); None means: evaluate in full.
     """
-    sql = query_template("query_lane_terms").replace("{term_ids}", _ints(plan.ids)).replace("{lane}", literals.text(lane))
+    sql = (query_template("query_lane_terms").replace("{term_ids}", _ints(plan.ids))
+           .replace("{lane}", literals.text(lane)))
     stats = sorted((df, tid, mx) for tid, df, mx in con.execute(sql).fetchall())
     essential, budget = [], 0
     for df, tid, _ in stats:

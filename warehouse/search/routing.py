@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from warehouse.errors import Code, KnowledgeError
 from warehouse.search.contract import LANES, MODES, Routing
+from warehouse.search.messages import Lang, msg
 
 # §6 table: intent → lane weights.
 WEIGHTS: dict[str, dict[str, float]] = {
@@ -118,12 +119,13 @@ def triggers_found(query: str) -> dict[str, list[str]]:
 def route(query: str, mode: str, include: list[str]) -> Routing:
     """Pick intent, lanes and weights for a query; `mode` other than auto wins over the heuristic."""
     if mode not in MODES:
-        raise KnowledgeError(Code.INVALID_REQUEST, f"mode: unknown value {mode!r}", field="mode")
+        raise KnowledgeError(Code.INVALID_REQUEST, msg("request.unknown_mode", "en", mode=mode), field="mode")
     unknown = sorted(set(include) - set(LANES))
     if unknown:
-        raise KnowledgeError(Code.INVALID_REQUEST, f"include: unknown lane {unknown[0]!r}", field="include")
+        raise KnowledgeError(Code.INVALID_REQUEST, msg("request.unknown_lane", "en", lane=unknown[0]),
+                             field="include")
     lanes = [lane for lane in LANES if lane in include]
-    ru = bool(_CYRILLIC.search(query))
+    lang: Lang = "ru" if _CYRILLIC.search(query) else "en"  # the reason speaks the query's language
 
     if mode != "auto":
         intents, confidence, hits = [mode], CONF_OVERRIDE, {}
@@ -133,7 +135,7 @@ def route(query: str, mode: str, include: list[str]) -> Routing:
         confidence = {1: CONF_SINGLE, 2: CONF_MIXED}.get(len(intents), CONF_MIXED3) if hits else CONF_NONE
 
     weights = {lane: max(WEIGHTS[i][lane] for i in intents) for lane in lanes}
-    reason = _reason(mode, intents, hits, weights, confidence, ru)
+    reason = _reason(mode, intents, hits, weights, confidence, lang)
     return Routing(intent=intents[0], lanes=lanes, confidence=confidence, reason=reason, weights=weights)
 
 
@@ -149,34 +151,21 @@ def confidence_level(confidence: float) -> str:
     return "high" if confidence >= 0.8 else "medium" if confidence >= CONF_MIXED else "low"
 
 
-_LEVEL_RU = {"high": "высокая", "medium": "средняя", "low": "низкая"}
-
-
 def _reason(mode: str, intents: list[str], hits: dict[str, list[str]], weights: dict[str, float],
-            confidence: float, ru: bool) -> str:
-    level = confidence_level(confidence)
-    lanes = ", ".join(f"{lane} {w:g}" for lane, w in weights.items()) or ("нет" if ru else "none")
-    if ru:
-        tail = f"; lanes: {lanes}; уверенность {_LEVEL_RU[level]}"
-        if mode != "auto":
-            return f"режим {mode} задан явно, эвристика не применялась{tail}"
-        if not hits:
-            return f"явных признаков нет → find_knowledge (эпизоды и код поровну){tail}"
-        named = " + ".join(f"{i} ({_quote(hits[i], True)})" for i in intents)
-        if len(intents) == 1:
-            return f"вопрос содержит {_quote(hits[intents[0]], True)} → {intents[0]}{tail}"
-        return f"смешанный вопрос: {named}; включены lanes всех тем с наибольшим весом{tail}"
-    tail = f"; lanes: {lanes}; confidence {level}"
+            confidence: float, lang: Lang) -> str:
+    """What decided the intent (explicit mode, no triggers, the trigger words), then lanes and confidence."""
+    lanes = ", ".join(f"{lane} {w:g}" for lane, w in weights.items()) or msg("routing.no_lanes", lang)
+    level = msg(f"routing.confidence.{confidence_level(confidence)}", lang)
+    tail = msg("routing.tail", lang, lanes=lanes, confidence=level)
     if mode != "auto":
-        return f"mode {mode} was set explicitly, heuristics skipped{tail}"
+        return msg("routing.explicit", lang, mode=mode, tail=tail)
     if not hits:
-        return f"no trigger words → find_knowledge (episodes and code weighted equally){tail}"
-    named = " + ".join(f"{i} ({_quote(hits[i], False)})" for i in intents)
+        return msg("routing.no_triggers", lang, tail=tail)
     if len(intents) == 1:
-        return f"query contains {_quote(hits[intents[0]], False)} → {intents[0]}{tail}"
-    return f"mixed question: {named}; lanes of every intent kept at their highest weight{tail}"
+        return msg("routing.single", lang, words=_quote(hits[intents[0]], lang), intent=intents[0], tail=tail)
+    named = " + ".join(f"{i} ({_quote(hits[i], lang)})" for i in intents)
+    return msg("routing.mixed", lang, named=named, tail=tail)
 
 
-def _quote(labels: list[str], ru: bool) -> str:
-    return ", ".join(f"«{x}»" if ru else f'"{x}"' for x in labels)
-
+def _quote(labels: list[str], lang: Lang) -> str:
+    return ", ".join(msg("routing.quoted", lang, word=x) for x in labels)

@@ -2,7 +2,7 @@
 
 Indexed text (session messages, tool output, code, SKILL.md) is **data, never instructions**
 (contract 000 §10): whatever a snippet says, a model reading our tool output must not obey
-it. Tool surfaces (MCP, dispatch context packs) therefore wrap such text with `untrusted()`,
+it. A surface that hands such text to a model wraps it with `untrusted()`,
 whose markers a snippet cannot close early because any closing marker inside is defused.
 """
 

@@ -36,6 +36,7 @@ from warehouse.extract.dsh.parse import (
     to_ms,
     to_str,
 )
+from warehouse.extract.registry import read_registry
 from warehouse.lake import unit_key
 from warehouse.state import UnitState
 
@@ -91,7 +92,9 @@ def _json(data: bytes | None) -> Any:
 
 # -- registry ---------------------------------------------------------------------
 @dataclass
-class Registry:
+class SessionRegistry:
+    """The registry (read by `extract.registry`, the rules every job shares) plus session -> workspace."""
+
     raw: bytes | None = None
     corrupt: bool = False
     entries: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -104,26 +107,17 @@ class Registry:
         return e or {}
 
 
-def load_registry(home: Path) -> Registry:
-    raw = _read(home / "storages" / "workspace.json")
-    reg = Registry(raw=raw)
-    if raw is None:
-        return reg
-    data = _json(raw)
-    items = data.get("workspaces") if isinstance(data, dict) else None
-    if not isinstance(items, list):
-        reg.corrupt = True
-        return reg
-    for w in items:
-        if isinstance(w, dict) and isinstance(w.get("id"), str) and w["id"] not in reg.entries:
-            reg.entries[w["id"]] = w
-            for sid in w.get("sessionIds") or []:
-                if isinstance(sid, str):
-                    reg.by_session.setdefault(sid, w["id"])
+def load_registry(home: Path) -> SessionRegistry:
+    found = read_registry(home)
+    reg = SessionRegistry(raw=found.raw, corrupt=found.error is not None, entries=found.entries)
+    for wid, w in found.entries.items():
+        for sid in w.get("sessionIds") or []:
+            if isinstance(sid, str):
+                reg.by_session.setdefault(sid, wid)
     return reg
 
 
-def _sync_registry(ctx: ExtractContext, rep: SourceReport, reg: Registry, keep: set[str], sig: str) -> None:
+def _sync_registry(ctx: ExtractContext, rep: SourceReport, reg: SessionRegistry, keep: set[str], sig: str) -> None:
     key = unit_key(REGISTRY_UNIT)
     if reg.raw is None:
         return  # absent: orphan cleanup drops old rows
@@ -220,7 +214,7 @@ def _session_row(sf: SessionFile, home: Path, parsed: ParsedLog, frames: int, ws
     return row
 
 
-def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: Registry, keep: set[str],
+def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: SessionRegistry, keep: set[str],
                   sig: str) -> None:
     unit, key, home = f"session:{sf.session_id}", unit_key(sf.session_id), ctx.paths.dsh_home
     ws = reg.entry_for(sf.workspace_id, sf.session_id)

@@ -5,6 +5,11 @@
 -- col: success_rate: successes / finished episodes (partial counts as half)
 -- col: top_skills: the five skills used most, {name, uses}, by uses desc, name
 -- col: skill_names: every skill name used (sorted)
+-- unique: actor_id
+-- not_null: actor_id, kind, source, dispatch_mode
+-- accepted_values: kind: root_session, subagent, team_member, autoclaw_agent
+-- accepted_values: source: harness, autoclaw
+-- accepted_values: dispatch_mode: spawn_replica, team_task, external_handoff
 WITH dsh AS (
     SELECT actor_id, any_value(actor_kind) AS kind, 'harness' AS source, any_value(actor_name) AS display_name,
            CAST(NULL AS VARCHAR) AS description,

@@ -1,6 +1,9 @@
 -- Artifacts an episode produced: presented deliverables and workspace changes (DSH), files written
 -- by tool calls (both sources). Provenance = the event that records it.
 -- col: change: presented | added | modified | deleted | written
+-- unique: artifact_id
+-- not_null: artifact_id, episode_id, path, kind
+-- accepted_values: kind: deliverable, file
 WITH dsh AS (
     SELECT a.session_id, a.seq, a.time, a.path, a.change, a.description, e.episode_id
     FROM {{ ref('stg_dsh_artifacts') }} a

@@ -1,4 +1,6 @@
 -- Dispatch plans recorded by `knowledge_dispatch` commit (empty until the first commit).
+-- unique: assignment_id
+-- not_null: assignment_id
 SELECT CAST(NULL AS VARCHAR) AS assignment_id,
        CAST(NULL AS VARCHAR) AS dispatch_id,
        CAST(NULL AS VARCHAR) AS actor_id,

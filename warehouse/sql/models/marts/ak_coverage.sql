@@ -7,6 +7,9 @@
 -- col: indexed: distinct ids of those units found in the mart named by `mart`
 -- col: duplicates: ids appearing more than once in the mart (AutoClaw entries: entries flagged is_duplicate)
 -- col: ok: true when every source unit is indexed exactly once
+-- unique: source, entity
+-- not_null: source, entity, mart, ok
+-- accepted_values: source: dsh, autoclaw, skills, code
 WITH state AS (SELECT * FROM {{ ref('ak_source_state') }}),
 ac_sessions AS (
     SELECT * FROM {{ lake('autoclaw', 'ac_sessions') }}

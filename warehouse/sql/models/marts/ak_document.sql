@@ -9,6 +9,13 @@
 -- col: doc_key: contract item id: ep:<session>:<seq> | mem:<account>:<memory_id> | chunk:… | skill:…
 -- col: ws_no: a number per (workspace_id, workspace_path) pair, NULL for none (ak_document_workspace)
 -- col: ident_text: names matched exactly with a boost (skill names, paths, symbols)
+-- unique: doc_id
+-- unique: doc_key
+-- not_null: doc_id, doc_key, lane, kind, source
+-- accepted_values: lane: episodes, code, skills
+-- accepted_values: kind: episode, assistant, tool_call, tool_result, artifact, system, memory, skill, chunk
+-- accepted_values: source: harness, autoclaw, skills, code
+-- accepted_values: outcome: success, partial, failure, cancelled, running, unknown
 WITH dsh_ep AS (
     SELECT 'ep:' || e.session_id || ':' || coalesce(e.goal_seq, e.seq_first) AS doc_key, 'episodes' AS lane,
            'episode' AS kind, 'harness' AS source, e.title,

@@ -5,6 +5,10 @@
 -- col: outcome: success | partial | failure | cancelled | running | unknown
 -- col: evidence_ref: where to check the claim: <session_id>#seq=<first>-<last> or autoclaw:<account>/<run_id>
 -- col: entry_ids: AutoClaw neutral_session_entries ids of the run (duplicates excluded)
+-- unique: episode_id
+-- not_null: episode_id, source, session_id, outcome, evidence_ref
+-- accepted_values: source: harness, autoclaw
+-- accepted_values: outcome: success, partial, failure, cancelled, running, unknown
 WITH ws AS (SELECT workspace_id, path FROM {{ ref('stg_dsh_workspaces') }})
 SELECT episode_id, 'harness' AS source, actor_id, session_id, CAST(NULL AS VARCHAR) AS account,
        CAST(NULL AS VARCHAR) AS run_id, workspace_id, workspace_path,

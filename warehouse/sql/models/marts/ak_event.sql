@@ -3,6 +3,10 @@
 -- Harness context before a session's first human request is an event of no episode (episode_id NULL).
 -- col: event_id: ev:<session_id>:<seq> (AutoClaw: ev:<session_id>:<session_seq>)
 -- col: is_duplicate: AutoClaw repeats (per-call request copies, answer==assistant, repeated reasoning)
+-- unique: event_id
+-- not_null: event_id, source, session_id, role, is_duplicate
+-- accepted_values: source: harness, autoclaw
+-- accepted_values: role: human, injected, assistant, reasoning, tool_call, tool_result, artifact, system, other
 SELECT 'ev:' || e.session_id || ':' || e.seq AS event_id, 'harness' AS source, e.session_id, e.seq,
        CAST(NULL AS VARCHAR) AS entry_id, CAST(NULL AS VARCHAR) AS account, x.episode_id, e.time, e.kind, e.role,
        e.source_kind, e.tool_name, coalesce(e.file_path, e.command) AS target, e.skill_name, e.is_error,

@@ -1,4 +1,8 @@
 -- Every reindex run (no-op runs included): mode, rev, outcome, duration, rows written, errors.
+-- unique: run_id
+-- not_null: run_id, mode, outcome
+-- accepted_values: mode: incremental, full
+-- accepted_values: outcome: building, published, noop, failed, cancelled
 WITH r AS (SELECT line::JSON AS j FROM _akw_runs_raw)
 SELECT j->>'run_id' AS run_id,
        j->>'mode' AS mode,

@@ -1,6 +1,11 @@
 -- Knowledge graph edges (spec FR-4): actor—did→episode, actor—participated→episode,
 -- episode—used→skill, episode—produced→artifact, episode—about→topic, skill—related→skill.
 -- col: weight: number of observations behind the edge
+-- unique: rel, src_id, dst_id
+-- not_null: src_kind, src_id, rel, dst_kind, dst_id
+-- accepted_values: rel: did, participated, used, produced, about, related
+-- accepted_values: src_kind: actor, episode, skill
+-- accepted_values: dst_kind: episode, skill, artifact, topic
 WITH did AS (
     SELECT 'actor' AS src_kind, actor_id AS src_id, 'did' AS rel, 'episode' AS dst_kind, episode_id AS dst_id, 1 AS weight
     FROM {{ ref('ak_episode') }} WHERE actor_id IS NOT NULL

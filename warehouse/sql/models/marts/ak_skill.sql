@@ -3,6 +3,10 @@
 -- col: status: live | removed (AutoClaw tombstones; removed skills are never shown as live)
 -- col: uses: number of recorded uses (ak_skill_use) of this skill
 -- col: used_by: who used it, newest first: up to 5 {actor_id, episode_id (their latest), uses}
+-- unique: skill_id
+-- not_null: skill_id, name, root_kind, status
+-- accepted_values: status: live, removed
+-- accepted_values: root_kind: dsh_home, workspace_dsh, workspace_agents, extra, autoclaw
 SELECT s.skill_id, s.name, s.root_kind, s.root_path, s.workspace_id, s.account, s.path, s.rel_dir,
        s.description, s.when_to_use, s.metadata_json, s.frontmatter_json, s.disable_model_invocation,
        s.user_invocable, s.license, s.allowed_tools, s.content_hash, s.size, s.status, s.removed_at, s.version,

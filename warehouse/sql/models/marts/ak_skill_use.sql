@@ -2,6 +2,10 @@
 -- AutoClaw skill-loading tool calls. A name resolves to the skill of the episode's workspace
 -- first, then the DSH home, then AutoClaw, then any root (skill_id NULL if none exists).
 -- col: via: tool | slash | autoclaw_tool
+-- unique: skill_use_id
+-- not_null: skill_use_id, skill_name, episode_id, via, outcome
+-- accepted_values: via: tool, slash, autoclaw_tool
+-- accepted_values: outcome: success, partial, failure, cancelled, running, unknown
 WITH uses AS (
     SELECT episode_id, session_id, seq, CAST(NULL AS VARCHAR) AS entry_id, time, skill_name,
            coalesce(skill_via, 'tool') AS via

@@ -1,5 +1,6 @@
 -- AutoClaw memory assets, newest version per (account, memory_id), with the supersedes chain resolved.
 -- col: is_current: false when another memory supersedes this one
+-- unique: account, memory_id
 WITH m AS (
     SELECT * FROM {{ lake('autoclaw', 'ac_memories') }}
     QUALIFY row_number() OVER (PARTITION BY account, memory_id ORDER BY extracted_seq DESC) = 1

@@ -1,3 +1,5 @@
 -- Chunks of workspace code and docs (by symbol, heading or line window) for the code lane.
+-- unique: chunk_id
+-- not_null: chunk_id
 SELECT * FROM {{ lake('code', 'code_chunks') }}
 QUALIFY row_number() OVER (PARTITION BY chunk_id ORDER BY end_line DESC) = 1

@@ -1,6 +1,9 @@
 -- DSH sessions: one row per session (the newest file wins if an id appears twice), with the
 -- actor it belongs to. Subagent children and team-member sessions are actors of their own.
 -- col: actor_id: actor:harness:root:<session> | actor:harness:subagent:<parent>:<name> | actor:harness:team_member:<lead>:<name>
+-- unique: session_id
+-- not_null: session_id, actor_id
+-- accepted_values: actor_kind: root_session, subagent, team_member
 WITH s AS (
     SELECT * FROM {{ lake('dsh', 'sessions') }}
     QUALIFY row_number() OVER (PARTITION BY session_id ORDER BY last_time DESC NULLS LAST, rel_path) = 1

@@ -1,0 +1,145 @@
+"""The folder tree is the data flow: no import cycles, and no module imports a stage above its own.
+
+Stages, lowest first (docs/adr/0004-layout.md): the ground floor, the warehouse's own records,
+extract, build, search, the tools over search (evaluation, bench), the API, the surfaces (CLI).
+A module may import its own stage and the ones below it, at module level or inside a function.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "warehouse"
+
+STAGES: list[tuple[str, tuple[str, ...]]] = [
+    ("ground", ("warehouse", "warehouse.paths", "warehouse.settings", "warehouse.errors", "warehouse.redact",
+                "warehouse.db", "warehouse.literals", "warehouse.sqlfiles", "warehouse.tokenizer", "warehouse.proc")),
+    ("records", ("warehouse.lake", "warehouse.state", "warehouse.generation", "warehouse.runs",
+                 "warehouse.schedule", "warehouse.status")),
+    ("extract", ("warehouse.extract",)),
+    ("build", ("warehouse.build",)),
+    ("search", ("warehouse.search",)),
+    ("tools", ("warehouse.evaluation", "warehouse.bench")),
+    ("api", ("warehouse.api",)),
+    ("surfaces", ("warehouse.cli", "warehouse.__main__", "warehouse.bench.child")),  # bench.child: a process
+]
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def stage_of(module: str) -> int:
+    best, best_len = None, -1
+    for rank, (_name, prefixes) in enumerate(STAGES):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best_len:
+                best, best_len = rank, len(prefix)
+    assert best is not None, f"{module} belongs to no stage: add it to STAGES (and to ADR 0004)"
+    return best
+
+
+def _resolve(name: str) -> str | None:
+    """The project module an imported name refers to (a submodule if there is one), else None."""
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def imports_of(module: str) -> set[str]:
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    is_pkg = MODULES[module].name == "__init__.py"
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = module.split(".")[: len(module.split(".")) - node.level + (1 if is_pkg else 0)]
+                base = ".".join([*anchor, base] if base else anchor)
+            names = [f"{base}.{a.name}" for a in node.names] + [base]
+        else:
+            continue
+        for n in names:
+            target = _resolve(n)
+            if target and target != module:
+                found.add(target)
+    return found
+
+
+def test_every_module_has_a_stage() -> None:
+    for module in MODULES:
+        stage_of(module)
+
+
+def test_no_module_imports_a_stage_above_it() -> None:
+    upward = [f"{m} ({STAGES[stage_of(m)][0]}) imports {t} ({STAGES[stage_of(t)][0]})"
+              for m in MODULES for t in sorted(imports_of(m)) if stage_of(t) > stage_of(m)]
+    assert upward == []
+
+
+def test_there_are_no_import_cycles() -> None:
+    graph = {m: imports_of(m) for m in MODULES}
+    # a package's __init__ importing its own submodules is how packages work, not a cycle
+    graph = {m: {t for t in ts if not t.startswith(m + ".")} for m, ts in graph.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                cycles.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    assert cycles == []
+
+
+@pytest.mark.parametrize("module", ["warehouse.cli", "warehouse.status", "warehouse.search.service"])
+def test_light_modules_do_not_load_the_extract_stack_or_the_generator(module: str) -> None:
+    """`akw status`, search and the CLI's start-up stay free of polars/pyarrow and the test-data generator."""
+    import subprocess
+    import sys
+
+    code = (f"import sys, {module}; bad = [m for m in ('polars', 'pyarrow', 'akw_fixtures', 'warehouse.extract') "
+            "if m in sys.modules]; print(','.join(bad))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == ""
+
+
+def test_the_import_checker_sees_a_violation() -> None:
+    """The checks above can fail: the build stage does see an upward import when one exists."""
+    assert stage_of("warehouse.search.service") > stage_of("warehouse.build.reindex")
+    assert "warehouse.build.transform" in imports_of("warehouse.build.child")

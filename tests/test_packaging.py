@@ -1,0 +1,31 @@
+"""A non-editable install carries everything the product needs: the SQL ships as package data."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_installed_package_runs_the_demo_outside_the_repository(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(ROOT)],
+                   check=True, capture_output=True, text=True)
+    assert sorted(p.name for p in (site / "warehouse" / "sql").iterdir()) == ["build", "models", "queries"]
+    run = tmp_path / "elsewhere"
+    run.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    code = ("import sys, warehouse; from warehouse.cli import app; "
+            "assert warehouse.__file__.startswith(sys.argv[1]), warehouse.__file__; "
+            "sys.argv = ['akw', 'demo', '--out', 'demo', '--json']; app()")
+    out = subprocess.run([sys.executable, "-c", code, str(site)], cwd=run, env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    doc = json.loads(out.stdout)
+    assert doc["status"]["state"] == "ready"
+    assert doc["reindex"]["outcome"] == "published"
+    assert all(s["found"] for s in doc["scenarios"].values())

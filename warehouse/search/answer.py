@@ -1,0 +1,87 @@
+"""The response of one search: lane items, actors, every lane's state, warnings and errors (contract §4, §9).
+
+Everything the caller needs to trust or distrust the answer is said here: each lane's backend,
+`index_rev` and degradation; a warning for a degraded lane or an included lane with no match
+(with what to try); an error when neither source lane could answer. Nothing is invented: an
+empty answer says it is empty. The token budget is applied afterwards, on the whole response.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+
+from warehouse import generation
+from warehouse.errors import Code
+from warehouse.search.actors import actor_answers
+from warehouse.search.contract import (
+    LANES,
+    CodeLane,
+    EpisodeLane,
+    ErrorItem,
+    Freshness,
+    Fusion,
+    Lanes,
+    Limits,
+    Routing,
+    SearchRequest,
+    SearchResponse,
+    SkillLane,
+    Warning,
+)
+from warehouse.search.fusion import RRF_K
+from warehouse.search.items import lane_items
+from warehouse.search.lane_status import LaneState
+from warehouse.search.messages import msg
+from warehouse.settings import Settings
+
+BACKENDS = {"episodes": "akw.episode-index", "code": "akw.code-index", "skills": "akw.skill-index"}
+
+
+def assemble(cur: duckdb.DuckDBPyConnection, gen: generation.Generation, req: SearchRequest, routing: Routing,
+             weights: dict[str, float], state: dict[str, LaneState], fused: list[tuple], actor_rows: list[tuple],
+             terms_by_doc: dict[tuple[str, int], list[str]], no_source: bool, settings: Settings) -> SearchResponse:
+    """The whole response before the budget; `cur` is the plain cursor (item details)."""
+    items = lane_items(cur, req, fused, terms_by_doc)
+    doc_actor = {doc_key: actor for lane, _, doc_key, *_, actor in fused if lane == "episodes" and actor}
+    actors = actor_answers(req, actor_rows, items["episodes"], doc_actor, settings.dispatch)
+    warnings, errors = _notices(req, state, items, no_source)
+    ep, co, sk = state["episodes"], state["code"], state.get("skills")
+    lanes = Lanes(
+        episodes=EpisodeLane(backend=BACKENDS["episodes"], index_rev=ep["rev"], observed_at=gen.published_at,
+                             degraded=ep["degraded"], degradation_reason=ep["reason"],
+                             counts={"indexed_docs": ep["docs"]}, items=items["episodes"]),
+        code=CodeLane(backend=BACKENDS["code"], index_rev=co["rev"],
+                      capability="degraded" if co["unavailable"] else ("partial" if co["degraded"] else "full"),
+                      freshness=Freshness(stale=False, verified_by="content-hash"),
+                      degraded=co["degraded"], degradation_reason=co["reason"], items=items["code"]),
+        skills=SkillLane(backend=BACKENDS["skills"], index_rev=sk["rev"], degraded=sk["degraded"],
+                         degradation_reason=sk["reason"], items=items["skills"]) if "skills" in req.include
+        and sk is not None else None,
+    )
+    returned = sum(len(v) for v in items.values())
+    return SearchResponse(
+        request_id=req.request_id, query=req.query, found=returned > 0, routing=routing, lanes=lanes,
+        actors=actors, fusion=Fusion(k=RRF_K, weights=weights, dedup="by id within a lane"),
+        limits=Limits(requested=req.limit, returned=returned), warnings=warnings, errors=errors)
+
+
+def _notices(req: SearchRequest, state: dict[str, LaneState], items: dict[str, list[Any]],
+             no_source: bool) -> tuple[list[Warning], list[ErrorItem]]:
+    """A warning per degraded lane and per included lane without a match; an error when no source answers."""
+    warnings: list[Warning] = []
+    errors: list[ErrorItem] = []
+    for lane in LANES:
+        st = state.get(lane)
+        if st is None:
+            continue
+        if st["degraded"]:
+            warnings.append(Warning(code=st["code"], lane=lane, message=st["reason"]))
+        elif lane in req.include and not items[lane] and not no_source:
+            warnings.append(Warning(code="KNOWLEDGE_NO_MATCH", lane=lane, message=msg("lane.no_match", "en")))
+    if no_source:
+        reasons = "; ".join(state[ln]["reason"] for ln in ("episodes", "code"))
+        errors.append(ErrorItem(code=Code.NO_SOURCE.value, message=msg("search.no_source", "en", reasons=reasons),
+                                retryable=True))
+    return warnings, errors

@@ -1,0 +1,77 @@
+"""Fusion and actors of one search, in SQL: lane hits → RRF with coverage → per-lane slots → actors.
+
+The hits go into the session cursor's `_hits` table as one numbers-only literal, and the
+three statements prepared on that cursor (`warehouse/search/session.py`) are `EXECUTE`d with
+arguments typed exactly as declared: a type mismatch re-binds the statement every time, and
+bound Python parameters would import pandas into the search process (ADR 0003 "Serving").
+Coverage is a bit mask per hit: which idf-weighted query-term groups it matched.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import duckdb
+
+from warehouse import literals
+from warehouse.search import synonyms
+from warehouse.search.contract import LANES, SearchRequest
+from warehouse.search.lane_runner import K_LANE, Hit
+from warehouse.search.lane_status import LaneInfo
+from warehouse.sqlfiles import query_sql
+
+RRF_K = 60
+MIN_COVERAGE = 0.2  # idf-weighted share of query terms an item must match to be an answer
+MIN_BEST_COVERAGE = 0.3  # below this even for the best item, the query has no answer here
+OOV_WEIGHT = 0.5  # weight of a query term the index has never seen, relative to the rarest known term
+MAX_COVERAGE_TERMS = 62  # one bit per term in a BIGINT
+
+
+def read_newest(con: duckdb.DuckDBPyConnection) -> str:
+    """The newest activity in the index as a UTC literal: the actors' recency reference."""
+    newest = con.execute("SELECT strftime(max(coalesce(ended_at, started_at)) AT TIME ZONE 'UTC', "
+                         "'%Y-%m-%d %H:%M:%S.%f+00') FROM ak_episode").fetchone()[0]
+    return newest or "epoch"
+
+
+def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, float], req: SearchRequest,
+         exp: synonyms.Expansion, lane_info: Mapping[str, LaneInfo], newest: str) -> tuple[list[tuple], list[tuple]]:
+    """(fused items in answer order, actor rows) on the session cursor `sess`."""
+    terms = exp.terms[:MAX_COVERAGE_TERMS]
+    bit = {t: 1 << i for i, t in enumerate(terms)}
+    n_docs = max(sum(int(v.get("docs", 0)) for v in lane_info.values()), 1)
+    df = {t: d for t, _, d in exp.found}
+    max_idf = math.log(1 + n_docs / 0.5)
+
+    def weight(group: list[str]) -> float:
+        # a group weighs as its rarest known term; an unknown one may be a paraphrase, not a
+        # missing topic: it weighs OOV_WEIGHT of the rarest possible term
+        known = [df[t] for t in group if t in df]
+        return math.log(1 + n_docs / (min(known) + 0.5)) if known else OOV_WEIGHT * max_idf
+
+    groups = [g for g in exp.groups if g[0] in bit]
+    masks = [sum(bit.get(t, 0) for t in g) for g in groups]
+    idf = [weight(g) for g in groups]
+    sess.execute("DELETE FROM _hits; DELETE FROM _fused")
+    rows = literals.number_rows((LANES.index(h[0]), h[1], float(h[2]), sum(bit.get(t, 0) for t in h[3]))
+                                for h in hits)
+    doc_ids = ",".join(str(int(h[1])) for h in hits)
+    sess.execute(query_sql("hits").replace("{doc_ids}", doc_ids).replace("{rows}", rows))
+    quotas = _quotas(weights, req)
+    # EXECUTE arguments typed exactly as declared: a type mismatch re-binds the statement each time
+    args = [literals.double(weights.get(ln, 0.0)) for ln in LANES] + [
+        literals.double(sum(idf) or 1.0), literals.double(MIN_COVERAGE), literals.double(MIN_BEST_COVERAGE),
+        literals.bigint(2 if len(groups) >= 3 else 1), literals.bigint(K_LANE), literals.double(RRF_K),
+        literals.integers(masks), literals.doubles(idf)]
+    sess.execute(f"EXECUTE akw_fuse({', '.join(args)})")
+    slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
+    fused = sess.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()
+    return fused, sess.execute(f"EXECUTE akw_actors('{newest}'::TIMESTAMPTZ)").fetchall()
+
+
+def _quotas(weights: dict[str, float], req: SearchRequest) -> dict[str, int]:
+    """Slots each included lane is sure of: its share of `limit` by routing weight, at least one."""
+    lanes = [ln for ln in LANES if ln in req.include and weights.get(ln, 0) > 0]
+    total = sum(weights[ln] for ln in lanes) or 1.0
+    return {ln: max(1, int(req.limit * weights[ln] / total)) for ln in lanes}

@@ -1,0 +1,81 @@
+"""Lane items of an answer: the fused documents as episode, code and skill items with snippet and why.
+
+Fusion decides which documents and in what order; this fetches their details in one point
+lookup by `doc_id` (an index scan, ADR 0003 "Serving") and writes each as its lane's item of
+the contract (§4), with the terms it matched as its why-text and a snippet around them —
+unless the caller asked for locators only (`provenance: locator`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import duckdb
+
+from warehouse.search.contract import LANES, CodeItem, EpisodeItem, EpisodeSession, SearchRequest, SkillItem, UsedBy
+from warehouse.search.messages import msg
+from warehouse.search.snippets import make_snippet
+from warehouse.sqlfiles import query_sql
+
+
+def iso(v: Any) -> str | None:
+    """A timestamp as the contract writes it: ISO 8601, UTC as `Z`."""
+    if v is None:
+        return None
+    if isinstance(v, datetime):
+        return v.isoformat().replace("+00:00", "Z")
+    return str(v)
+
+
+def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[tuple],
+               terms_by_doc: dict[tuple[str, int], list[str]]) -> dict[str, list[Any]]:
+    """Lane → its items, in fusion's order."""
+    details = {}
+    if fused:
+        ids = ",".join(str(int(r[1])) for r in fused)
+        res = cur.execute(query_sql("item_details").replace("{doc_ids}", ids))
+        cols = [c[0] for c in res.description]
+        details = {row[0]: dict(zip(cols, row, strict=True)) for row in res.fetchall()}
+    words = req.query.split()
+    locator = req.provenance == "locator"
+    items: dict[str, list[Any]] = {lane: [] for lane in LANES}
+    for lane, doc_id, doc_key, rrf, rel, coverage, _rank, _actor in fused:
+        d = details[doc_id]
+        terms = [t.lstrip("=") for t in terms_by_doc.get((lane, doc_id), [])]
+        snippet = None if locator else make_snippet(d["text"] or "", terms + words, req.budget.snippet_chars)
+        why = [msg("item.lexical", "en", terms=", ".join(terms[:6])),
+               msg("item.coverage", "en", coverage=coverage)] if terms else []
+        if lane == "episodes":
+            why.insert(0, msg("item.fts_match", "en", event_type=d["event_type"]))
+            if d["outcome"]:
+                why.append(msg("item.outcome", "en", outcome=d["outcome"]))
+            items[lane].append(EpisodeItem(
+                id=doc_key, session_id=d["session_id"] or "", seq=max(int(d["seq"] or 0), 0),
+                event_type=d["event_type"] or d["kind"], time=iso(d["time"]), surface="indexed",
+                snippet=snippet, score=round(rrf, 6), why=why,
+                session=EpisodeSession(cwd=d["session_cwd"], workspace=d["workspace_id"] or d["workspace_path"],
+                                       created_at=iso(d["session_created_at"]), agent_preset=d["session_preset"],
+                                       title=d["session_title"], outcome=d["outcome"], live=False,
+                                       persisted=True)))
+        elif lane == "code":
+            items[lane].append(CodeItem(
+                id=doc_key, chunk_id=doc_key, path=d["path"], start_line=max(int(d["start_line"] or 1), 1),
+                end_line=d["end_line"], workspace=d["workspace_id"], language=d["language"], symbol=d["symbol"],
+                source_kind=d["source_kind"], provenance="stated", score=round(rel, 6), why=why,
+                snippet=snippet))
+        else:
+            items[lane].append(SkillItem(
+                id=doc_key, name=d["skill_name"] or d["title"], path=d["skill_path"],
+                description=_cut(d["skill_description"]), when_to_use=_cut(d["skill_when_to_use"]),
+                content_hash=d["skill_hash"], score=round(rrf, 6), why=why,
+                used_by=[UsedBy(actor_id=u["actor_id"], episode_id=u["episode_id"], uses=int(u["uses"]))
+                         for u in d["skill_used_by"] or []]))
+    return items
+
+
+def _cut(text: str | None, chars: int = 300) -> str | None:
+    """Lane items carry a short description; the whole text is the skill card's (spec FR-5.9)."""
+    if text is None or len(text) <= chars:
+        return text
+    return text[: chars - 1].rsplit(" ", 1)[0] + "…"

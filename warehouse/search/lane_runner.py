@@ -1,0 +1,83 @@
+"""The lexical lanes of one search: each included lane's query under a deadline, degrading on failure.
+
+Lanes run one after another on the plain cursor (one DuckDB thread, contract §11). A lane query
+past `LANE_TIMEOUT_S` is interrupted by the engine's one watchdog thread, and a query that
+fails (out of memory, say) degrades its lane only: the other lanes still answer (§9). A
+generation that does not fit this version (binder/catalog errors) is not a lane failure and
+propagates, so the engine reports KNOWLEDGE_NOT_READY. Neither case ever logs the query text.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import duckdb
+
+from warehouse.search import lexical
+from warehouse.search.contract import LANES, SearchRequest, TraceLane
+from warehouse.search.filters import is_selective, lane_predicate
+from warehouse.search.lane_status import LaneInfo, LaneState, fail_lane, lane_state
+from warehouse.search.messages import msg
+from warehouse.search.watchdog import Watchdog
+from warehouse.settings import Settings
+
+log = logging.getLogger("akw.search")
+
+K_LANE = 30  # per-lane top K entering fusion (contract §7.1)
+K_RAW = 60  # raw hits fetched per lane before the episodes lane collapses events into episodes
+LANE_TIMEOUT_S = 0.25  # contract §11
+
+Hit = tuple[str, int, float, list[str]]  # (lane, doc_id, lexical score, the query terms it matched)
+
+
+class LaneRun(NamedTuple):
+    """What the lanes of one search found, and the state the response reports for each."""
+
+    state: dict[str, LaneState]  # every lane the response reports on
+    traces: list[TraceLane]
+    hits: list[Hit]  # empty when neither source lane could answer
+    no_source: bool  # neither the episodes nor the code lane is available: the search has no answer
+
+
+def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],
+              lane_info: Mapping[str, LaneInfo], settings: Settings, watchdog: Watchdog) -> LaneRun:
+    """Query every included lane (episodes and code are reported on even when not included)."""
+    lanes = [lane for lane in LANES if lane in req.include or lane in ("episodes", "code")]
+    state: dict[str, LaneState] = {}
+    traces: list[TraceLane] = []
+    hits: list[Hit] = []
+    for lane in lanes:
+        st = lane_state(lane, lane_info.get(lane, {}), settings)
+        t = time.perf_counter()
+        if not st["unavailable"] and lane in req.include:
+            try:
+                rows = _lane_hits(cur, lane, req, found, st["docs"], watchdog) if found else []
+                hits += [(lane, d, s, terms) for d, s, terms in rows]
+                st["hits"] = len(rows)
+            except duckdb.InterruptException:
+                fail_lane(st, msg("lane.timed_out", "en", ms=int(LANE_TIMEOUT_S * 1000)))
+            except (duckdb.BinderException, duckdb.CatalogException):
+                raise  # the generation does not fit this version: KNOWLEDGE_NOT_READY (search)
+            except duckdb.Error as e:  # e.g. out of memory: this lane fails, the others answer (§9)
+                # the error's text may quote the query's SQL literal: log and name its class only
+                log.warning("search request_id=%s lane=%s failed: %s", req.request_id, lane, type(e).__name__)
+                fail_lane(st, msg("lane.query_failed", "en", error=type(e).__name__))
+        state[lane] = st
+        traces.append(TraceLane(lane=lane, ms=round((time.perf_counter() - t) * 1000, 3),
+                                items=st.get("hits", 0), degraded=st["degraded"]))
+    no_source = state["episodes"]["unavailable"] and state["code"]["unavailable"]
+    if no_source:
+        hits = []
+    return LaneRun(state, traces, hits, no_source)
+
+
+def _lane_hits(cur: duckdb.DuckDBPyConnection, lane: str, req: SearchRequest, found: list[tuple[str, int, int]],
+               lane_docs: int, watchdog: Watchdog) -> list[tuple[int, float, list[str]]]:
+    where = lane_predicate(lane, req.filters)
+    with watchdog.deadline(cur, LANE_TIMEOUT_S):
+        return lexical.lexical_search(cur, lane, req.query, k=K_RAW if lane == "episodes" else K_LANE,
+                                      where_sql=where, found=found, lane_docs=lane_docs,
+                                      selective=is_selective(lane, req.filters))
