@@ -259,3 +259,20 @@ def test_verify_reports_a_violation_of_the_published_generation(built, tmp_path)
     assert report["ok"] is False
     assert report["mismatches"] == [{"check": "ak_document.unique", "columns": ["doc_key"], "violations": 1,
                                      "examples": [key]}]
+
+
+def test_the_build_refuses_a_generation_that_breaks_a_constraint(built, tmp_path) -> None:
+    """The build child's gate: a broken constraint is an error naming the check, so nothing is published."""
+    from warehouse.build import child
+
+    path = _damaged_copy(built, tmp_path, "INSERT INTO ak_actor SELECT * FROM ak_actor "
+                                          "WHERE actor_id = (SELECT min(actor_id) FROM ak_actor)")
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        with pytest.raises(ValueError, match=r"1 model constraint\(s\) failed: ak_actor\.unique\(actor_id\): 1") as e:
+            child._require_constraints(con)
+        assert "akw build step: constraints" in e.value.__notes__
+        child._require_constraints(duckdb.connect(str(generation.current(built.paths.generations).path),
+                                                  read_only=True))  # the intact generation passes
+    finally:
+        con.close()
