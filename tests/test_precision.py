@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import akw_fixtures
 import pytest
 
+import akw_fixtures
 from warehouse import db
 from warehouse.api import Warehouse
 from warehouse.search import synonyms
