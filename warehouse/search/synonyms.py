@@ -65,6 +65,7 @@ EQUIV: dict[str, str] = {
     "вычища": "clean cleanup remove strip", "вычист": "clean cleanup strip", "удал": "remove delete",
     "виндов": "windows crlf", "перевод": "line crlf", "строк": "line lines", "репозитор": "repository repo",
     "восстанов": "restore recover", "восстанавлива": "restore recover", "копи": "copy backup",
+    "копирован": "backup copy",
     "снима": "take make", "восстановлен": "restore recovery", "сломал": "broken broke",
     "чин": "fix fixed", "почин": "fix fixed", "исправ": "fix fixed", "поднима": "start up",
     # English -> Russian (content logged in Russian)
@@ -91,7 +92,9 @@ GENERIC = (
     "задача задачу задачи работа работу работал работает делал делала делали сделал сделала сделали сделать решал "
     "решала решали решил решила решили решить разбирался разбиралась разбирались занимался занималась помог помоги "
     "попробовать нужно раньше ранее недавно снова опять агент агента агенты агентом субагент сессия сессии сессию "
-    "сломал сломалось сломался упал упало упала падает"
+    "сломал сломалось сломался упал упало упала падает ставил ставила ставили поставил поставила поставили "
+    # the frame of a question and function words the stopword list lacks: "what do we know about"
+    "know known знаем знаю знает известно про перед после через"
 )
 
 
