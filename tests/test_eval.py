@@ -34,12 +34,18 @@ def test_golden_file_shape(golden) -> None:  # type: ignore[no-untyped-def]
     kinds = Counter(q.kind for q in qs)
     assert len(qs) >= 60
     assert set(kinds) == set(KINDS)
-    assert kinds["empty"] >= 6 and kinds["real_skill"] >= 12
+    assert kinds["empty"] >= 18 and kinds["real_skill"] >= 12
     assert {q.lang for q in qs} == {"ru", "en"}
     for kind in ("uj1_who", "uj4_knowledge", "real_skill", "empty"):
         assert {q.lang for q in qs if q.kind == kind} == {"ru", "en"}, kind
     filters = [q.filters for q in qs if q.filters]
     assert any(f.workspaces for f in filters) and any(f.since for f in filters)
+    # issue 11: a cross-lingual slice both ways, judged on work logged only in the other language
+    xl = [q for q in qs if q.slice == "cross_lingual"]
+    assert len(xl) >= 12 and {q.lang for q in xl} == {"ru", "en"}
+    for q in xl:
+        f = q.expect.actors_of or q.expect.sessions_of
+        assert f is not None and f.language is not None and f.language != q.lang, q.id
     assert {f.outcome for f in filters} >= {"success", "failure"}
 
 
@@ -180,7 +186,8 @@ def test_eval_end_to_end_via_cli(subset: Path, tmp_path_factory: pytest.TempPath
     assert Path(doc["report_file"]).name == f"eval-{doc['index_rev']}.json"
     assert json.loads(Path(doc["report_file"]).read_text())["summary"] == doc["summary"]
     s = doc["summary"]
-    assert set(s) == {"overall", "empty", "by_kind", "by_lang", "by_slice", "skipped"}
+    assert set(s) == {"overall", "empty", "empty_by_slice", "by_kind", "by_lang", "by_slice", "skipped"}
+    assert sum(v["n"] for v in s["empty_by_slice"].values()) == s["empty"]["n"]
     assert set(s["by_lang"]) == {"ru", "en"} and "empty" not in s["by_kind"]
     assert set(s["overall"]) >= {"n", "recall@1", "recall@3", "recall@10", "mrr", "ndcg@10", "zero_result_rate"}
     assert s["empty"]["n"] == 2 and s["empty"]["false_hit_rate"] in (0.0, 0.5, 1.0)

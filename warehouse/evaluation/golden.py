@@ -19,7 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 SCHEMA = "akw.golden/v1"
 KINDS = ("uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill")
 LISTS = ("actors", "episodes", "skills", "code")
-SLICES = ("synthetic", "real_skills")
+SLICES = ("synthetic", "real_skills", "cross_lingual")
+Slice = Literal["synthetic", "real_skills", "cross_lingual"]
 
 Kind = Literal["uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill"]
 Outcome = Literal["success", "partial", "failure"]
@@ -83,6 +84,9 @@ class GoldenQuery(_Strict):
     filters: GoldenFilters | None = None
     expect: Expect
     note: str | None = None
+    # the slice the report groups it in; default: real_skills for kind real_skill, else synthetic.
+    # cross_lingual = a query in one language about work logged only in the other (same home)
+    slice_: Slice | None = Field(default=None, alias="slice")
 
     @model_validator(mode="after")
     def _kind_matches(self) -> GoldenQuery:
@@ -90,11 +94,13 @@ class GoldenQuery(_Strict):
             raise ValueError("kind 'empty' and expect {empty: true} go together")
         if self.kind == "real_skill" and self.expect.skills is None:
             raise ValueError("a real_skill query expects {skills: [...]}")
+        if (self.kind == "real_skill") != (self.slice == "real_skills"):
+            raise ValueError("kind real_skill and slice real_skills go together")
         return self
 
     @property
     def slice(self) -> str:
-        return "real_skills" if self.kind == "real_skill" else "synthetic"
+        return self.slice_ or ("real_skills" if self.kind == "real_skill" else "synthetic")
 
 
 class GoldenSet(_Strict):

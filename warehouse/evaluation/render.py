@@ -31,6 +31,9 @@ def print_eval(console: Console, r: dict[str, Any], misses: int = 25) -> None:
     e = s["empty"]
     console.print(f"empty-answer queries: {e['n']} · false-hit rate (any actor/episode) {_fmt(e['false_hit_rate'])}"
                   f" · any item {_fmt(e['any_item_rate'])}")
+    for name, agg in s.get("empty_by_slice", {}).items():
+        console.print(f"  slice {name}: {agg['n']} · false-hit rate {_fmt(agg['false_hit_rate'])}"
+                      f" · any item {_fmt(agg['any_item_rate'])}")
     if s["skipped"]:
         reasons = sorted({q["reason"] for q in r["queries"] if q["status"] == "skipped"})
         console.print(f"[yellow]skipped {s['skipped']}[/yellow]: " + "; ".join(reasons))

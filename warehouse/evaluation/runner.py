@@ -4,7 +4,8 @@ The synthetic slice runs on a home over the generated sources; the real-skills s
 second home whose settings add the real skill collections as extra skill dirs (skipped with a
 reason when those folders are absent). Per query the ranked list chosen by its selector is
 compared with the manifest-resolved answer; the report aggregates overall, per kind, per
-language and per slice. Empty-answer queries are scored only by false hits (golden/README.md).
+language and per slice. Empty-answer queries are scored only by false hits (golden/README.md),
+overall and per slice.
 """
 
 from __future__ import annotations
@@ -147,8 +148,11 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
 
     by_kind = group("kind")
     by_kind.pop("empty", None)
+    slices = sorted({r["slice"] for r in records})
+    empty_by_slice = {v: aggregate_empty([r for r in records if r["slice"] == v]) for v in slices}
     return {"overall": aggregate(records), "empty": aggregate_empty(records), "by_kind": by_kind,
             "by_lang": group("lang"), "by_slice": group("slice"),
+            "empty_by_slice": {k: v for k, v in empty_by_slice.items() if v["n"]},
             "skipped": sum(r["status"] == "skipped" for r in records)}
 
 

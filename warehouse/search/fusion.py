@@ -26,6 +26,13 @@ MIN_COVERAGE = 0.2  # idf-weighted share of query terms an item must match to be
 MIN_BEST_COVERAGE = 0.3  # below this even for the best item, the query has no answer here
 OOV_WEIGHT = 0.5  # weight of a query term the index has never seen, relative to the rarest known term
 MAX_COVERAGE_TERMS = 62  # one bit per term in a BIGINT
+# A query's anchors are its specific groups: idf at least this share of its rarest known group's.
+# An item must match an anchor (fuse.sql): "index", "log", "old" do not answer a question about
+# an Elasticsearch index lifecycle, whatever their share of the query (ADR 0003 "Precision").
+ANCHOR_SHARE = 0.6
+# When the index has never seen most of the words a query names (its non-identifier groups), the
+# topic is absent: "elasticsearch index lifecycle policy" knows only "index" and "log".
+MAX_UNKNOWN_SHARE = 0.5
 
 
 def read_newest(con: duckdb.DuckDBPyConnection) -> str:
@@ -53,6 +60,9 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     groups = [g for g in exp.groups if g[0] in bit]
     masks = [sum(bit.get(t, 0) for t in g) for g in groups]
     idf = [weight(g) for g in groups]
+    anchor = anchor_mask(groups, masks, idf, df)
+    if unknown_share(groups, df) > MAX_UNKNOWN_SHARE:
+        return [], []
     sess.execute("DELETE FROM _hits; DELETE FROM _fused")
     rows = literals.number_rows((LANES.index(h[0]), h[1], float(h[2]), sum(bit.get(t, 0) for t in h[3]))
                                 for h in hits)
@@ -63,11 +73,32 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     args = [literals.double(weights.get(ln, 0.0)) for ln in LANES] + [
         literals.double(sum(idf) or 1.0), literals.double(MIN_COVERAGE), literals.double(MIN_BEST_COVERAGE),
         literals.bigint(2 if len(groups) >= 3 else 1), literals.bigint(K_LANE), literals.double(RRF_K),
-        literals.integers(masks), literals.doubles(idf)]
+        literals.integers(masks), literals.doubles(idf), literals.bigint(anchor)]
     sess.execute(f"EXECUTE akw_fuse({', '.join(args)})")
     slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
     fused = sess.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()
     return fused, sess.execute(f"EXECUTE akw_actors('{newest}'::TIMESTAMPTZ)").fetchall()
+
+
+def unknown_share(groups: list[list[str]], df: Mapping[str, int]) -> float:
+    """Share of the query's word groups (identifiers aside: their parts are words of their own)
+    that no indexed document contains."""
+    words = [g for g in groups if not g[0].startswith("=")]
+    return sum(not any(t in df for t in g) for g in words) / len(words) if words else 0.0
+
+
+def anchor_mask(groups: list[list[str]], masks: list[int], idf: list[float], df: Mapping[str, int]) -> int:
+    """Bits of the query's anchor groups: known groups whose weight is at least ANCHOR_SHARE of the
+    heaviest known group's (a group no document has cannot be matched, so it anchors nothing)."""
+    known = [w for g, w in zip(groups, idf, strict=True) if any(t in df for t in g)]
+    if not known:
+        return 0
+    floor = ANCHOR_SHARE * max(known)
+    out = 0
+    for g, m, w in zip(groups, masks, idf, strict=True):
+        if w >= floor and any(t in df for t in g):
+            out |= m  # groups share the bits of common equivalents: OR, not a sum
+    return out
 
 
 def _quotas(weights: dict[str, float], req: SearchRequest) -> dict[str, int]:

@@ -6,12 +6,21 @@ expanded with the terms of its listed equivalents; a *group* (a term and its equ
 counts as matched when any of its terms matches, so expansion never lowers coverage.
 Keys and values are plain words (or stems); both go through the index's own tokenizer macro,
 so the table matches whatever stems the index uses. Deterministic, local, no model.
+
+Generic work words (`GENERIC`: fix, error, code, retry, кто-то чинил, ошибка …) say that work
+was done, not what it was about: "Retrying with a fix." matches "кто чинил mysql" as well as any
+failed session does. They are taken out of the query's evidence: not searched, not expanded,
+not counted in coverage (ADR 0003 "Precision"); they still route the query (routing.py reads the
+raw words). A query of generic words only has no evidence at all, so its answer is empty. The
+list holds word forms, tokenized like everything else, so a stem collision (coding → code)
+lands on the same generic term.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import duckdb
 
@@ -56,6 +65,7 @@ EQUIV: dict[str, str] = {
     "вычища": "clean cleanup remove strip", "вычист": "clean cleanup strip", "удал": "remove delete",
     "виндов": "windows crlf", "перевод": "line crlf", "строк": "line lines", "репозитор": "repository repo",
     "восстанов": "restore recover", "восстанавлива": "restore recover", "копи": "copy backup",
+    "копирован": "backup copy",
     "снима": "take make", "восстановлен": "restore recovery", "сломал": "broken broke",
     "чин": "fix fixed", "почин": "fix fixed", "исправ": "fix fixed", "поднима": "start up",
     # English -> Russian (content logged in Russian)
@@ -70,14 +80,34 @@ EQUIV: dict[str, str] = {
 }
 
 
+# Words that describe doing work, not its topic (RU/EN word forms; the tokenizer makes the stems).
+GENERIC = (
+    "fix fixed fixing repair repaired error errors code coding coded codes retry retried retrying issue issues "
+    "problem problems bug bugs broken broke thing things stuff work worked working task tasks job jobs help make "
+    "made done get got try tried change changed changes use used using handle handled deal dealt solve solved "
+    "look need want way please old new previous previously earlier recently fail failed failing failure failures "
+    "agent agents subagent subagents session sessions "
+    "чинил чинила чинили чинить починил починила починили починить исправил исправила исправили исправить исправлял "
+    "ошибка ошибки ошибок ошибку ошибкой код кода коде коды кодом проблема проблемы проблему проблем баг баги бага "
+    "задача задачу задачи работа работу работал работает делал делала делали сделал сделала сделали сделать решал "
+    "решала решали решил решила решили решить разбирался разбиралась разбирались занимался занималась помог помоги "
+    "попробовать нужно раньше ранее недавно снова опять агент агента агенты агентом субагент сессия сессии сессию "
+    "сломал сломалось сломался упал упало упала падает ставил ставила ставили поставил поставила поставили "
+    # the frame of a question and function words the stopword list lacks: "what do we know about"
+    "know known знаем знаю знает известно про перед после через"
+)
+
+
 @dataclass(frozen=True)
 class Expansion:
     terms: list[str]                   # every term: the query's own first, then equivalents
     found: list[tuple[str, int, int]]  # the known ones (term, term_id, df), for lexical_search
     groups: list[list[str]]            # per original term: [term, *equivalent terms]
+    generic: list[str] = field(default_factory=list)  # the query's generic terms, left out of all the above
 
 
 _TERM_MAP: dict[str, list[str]] = {}
+_GENERIC: set[str] = set()
 
 
 def _term_map(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
@@ -85,11 +115,27 @@ def _term_map(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
     with one tokenizer statement for the whole table."""
     if not _TERM_MAP:
         keys = list(EQUIV)
-        tokens = lexical.tokenize_many(con, keys + [EQUIV[k] for k in keys])
+        tokens = lexical.tokenize_many(con, keys + [EQUIV[k] for k in keys] + [GENERIC])
+        _GENERIC.update(tokens[-1])
         for n, key in enumerate(keys):
-            for term in tokens[n] or [key]:
+            # a key is a stem as written ("готов") and also whatever the tokenizer makes of it
+            # ("гот"): a query word stemmed to either finds the entry
+            for term in [*tokens[n], key]:
                 _TERM_MAP.setdefault(term.lstrip("="), tokens[len(keys) + n])
     return _TERM_MAP
+
+
+def generic_terms(con: duckdb.DuckDBPyConnection) -> frozenset[str]:
+    """The index terms of `GENERIC` (stems as the tokenizer makes them)."""
+    _term_map(con)
+    return frozenset(_GENERIC)
+
+
+def _generic_in(terms: list[str]) -> list[str]:
+    """The query's generic terms, except those that are part of one of its identifiers: in
+    "код-ревью" or "requesting-code-review" the word names the topic."""
+    parts = [p for t in terms if t.startswith("=") for p in re.split(r"[._:/-]+", t[1:]) if p]
+    return [t for t in terms if t in _GENERIC and not any(p.startswith(t) for p in parts)]
 
 
 def expand(con: duckdb.DuckDBPyConnection, query: str, terms: list[str] | None = None,
@@ -99,13 +145,17 @@ def expand(con: duckdb.DuckDBPyConnection, query: str, terms: list[str] | None =
     replacement for `lexical.lookup` on `con`)."""
     terms = lexical.tokenize(con, query) if terms is None else terms
     table = _term_map(con)
+    generic = _generic_in(terms)
+    terms = [t for t in terms if t not in generic]
     groups = [[t] for t in terms]
     all_terms = list(terms)
     for group in groups:
         for term in table.get(group[0].lstrip("="), ()):
+            if term in _GENERIC and group[0] not in _GENERIC:
+                continue  # a specific word does not widen into a generic one (перенос → move, not "code")
             if term not in group:
                 group.append(term)
             if term not in all_terms:
                 all_terms.append(term)
     found = lookup(all_terms) if lookup is not None else lexical.lookup(con, all_terms)
-    return Expansion(all_terms, found, groups)
+    return Expansion(all_terms, found, groups, generic)

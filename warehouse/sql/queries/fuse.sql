@@ -4,9 +4,11 @@
 -- coverage, $6 min best coverage, $7 min groups matched, $8 top K per lane, $9 RRF k,
 -- $10/$11 the groups' term masks and weights: a group is a query term with its RU/EN equivalents,
 -- weighted by idf (an unknown term weighs much: a query about something never indexed covers
--- little). Lists, not a temp table: one write fewer per search.
+-- little). Lists, not a temp table: one write fewer per search. $12 the anchor mask: the bits of
+-- the query's specific groups (idf at least fusion.ANCHOR_SHARE of its rarest known group's).
 -- 1. one item per lane group (an episode: its best event, matching the terms of all its events;
---    a skill name deployed in several roots; a code chunk);
+--    a skill name deployed in several roots; a code chunk) whose terms include an anchor: an item
+--    that matches only the query's common words is not evidence, however many of them it has;
 -- 2. coverage = weighted share of the groups an item matches; relevance = BM25 × (0.2 + 0.8·coverage);
 --    items below $5 are not answers, and when even the best item covers less than $6 of the query,
 --    or no item matches $7 groups, there is no answer at all: a lone generic word is not evidence
@@ -22,6 +24,7 @@ WITH grps AS (SELECT unnest($10::BIGINT[]) AS mask, unnest($11::DOUBLE[]) AS wei
 best AS (
     SELECT lane, arg_max(doc_id, (lex, -doc_id)) AS doc_id, bit_or(bits) AS grp_bits
     FROM _hits GROUP BY lane, grp
+    HAVING (bit_or(bits) & $12::BIGINT) <> 0
 ),
 matched AS (
     SELECT b.lane, b.doc_id, b.grp_bits, coalesce(sum(g.weight), 0) / $4::DOUBLE AS coverage,
