@@ -19,10 +19,11 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("ground", ("warehouse", "warehouse.paths", "warehouse.settings", "warehouse.errors", "warehouse.redact",
                 "warehouse.db", "warehouse.literals", "warehouse.sqlfiles", "warehouse.tokenizer", "warehouse.proc")),
     ("records", ("warehouse.lake", "warehouse.state", "warehouse.generation", "warehouse.runs",
-                 "warehouse.schedule", "warehouse.status")),
+                 "warehouse.schedule", "warehouse.status", "warehouse.outbox")),
     ("extract", ("warehouse.extract",)),
     ("build", ("warehouse.build",)),
     ("search", ("warehouse.search",)),
+    ("dispatch", ("warehouse.dispatch",)),
     ("tools", ("warehouse.evaluation", "warehouse.bench")),
     ("api", ("warehouse.api",)),
     ("surfaces", ("warehouse.cli", "warehouse.__main__", "warehouse.bench.child")),  # bench.child: a process

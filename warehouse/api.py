@@ -29,6 +29,17 @@ DEMO_SCENARIOS = (
     ("UJ-2 everything about the deploy-iya-ru skill", "deploy-iya-ru skill for a deployment", "find_skill"),
     ("UJ-4 what do we know about TLS certificates?", "what do we know about renewing TLS certificates", "auto"),
 )
+# UJ-3 "hand the task to the best performer": a dry run, then a confirmed commit of the same request
+DEMO_DISPATCH_TITLE = "UJ-3 hand a task to the best performer (dry run → commit → outbox package)"
+DEMO_DISPATCH = {
+    "schema": "knowledge.dispatch/v1",
+    "dispatch_id": "demo-uj3-mysql-access",
+    "task": {"title": "Restore MySQL root access on 176.99.5.35",
+             "text": "root gets ERROR 1045 on 176.99.5.35; restore access with mysql-access-restore",
+             "acceptance": ["root can log in with the new password", "no database is lost"],
+             "constraints": ["do not restart production MySQL during business hours"]},
+    "target": "auto",
+}
 
 
 def _parse(request: dict[str, Any] | str) -> SearchRequest:
@@ -54,6 +65,15 @@ def _writable_dir(path: Path, field: str) -> Path:
     if not os.access(path, os.W_OK | os.X_OK):
         raise KnowledgeError(Code.INVALID_REQUEST, f"{field}: {path} is not writable", field=field)
     return path
+
+
+def os_user() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry (some containers)
+        return "unknown"
 
 
 class Warehouse:
@@ -131,6 +151,28 @@ class Warehouse:
         """Convenience for Python callers: build the request from a query and a few options."""
         return self.search(search_request(query, mode, limit, workspaces, **extra))
 
+    def dispatch(self, request: dict[str, Any] | str, requested_by: str | None = None) -> dict[str, Any]:
+        """`knowledge_dispatch` v1: a plan (dry run), or on an explicit commit one recorded plan + handoff package.
+
+        `requested_by` names who asks (the surface sets it, never the request); default `api:<os user>`.
+        """
+        from warehouse.dispatch.service import dispatch
+
+        self._require_enabled()
+        return dispatch(self.paths, self.settings, self.engine, request, requested_by or f"api:{os_user()}")
+
+    def dispatch_list(self) -> dict[str, Any]:
+        """The recorded dispatches of the outbox, oldest first (read directly: no index needed)."""
+        from warehouse.dispatch.service import list_assignments
+
+        return list_assignments(self.paths)
+
+    def dispatch_show(self, dispatch_id: str) -> dict[str, Any]:
+        """One recorded dispatch (by assignment id or dispatch id): its row and its knowledge.handoff/v1 package."""
+        from warehouse.dispatch.service import show
+
+        return show(self.paths, dispatch_id)
+
     def sources(self) -> dict[str, Any]:
         units = load_all_units(self.paths.state_dir)
         summary: dict[str, dict[str, int]] = {}
@@ -178,7 +220,8 @@ class Warehouse:
     @classmethod
     def demo(cls, out: Path = Path("demo"), sessions: int = 24, seed: int = 7, progress: Progress | None = None,
              log: Log | None = None) -> dict[str, Any]:
-        """Generate data into `out` (unless present), index it, run the UJ-1/2/4 searches and UJ-5 status."""
+        """Generate data into `out` (unless present), index it, run the UJ-1/2/4 searches, the UJ-3 dispatch
+        (dry run, confirmed commit, the outbox package) and UJ-5 status."""
         out = _writable_dir(Path(out), "out")
         if not (out / "manifest.json").exists():
             if log:
@@ -189,6 +232,10 @@ class Warehouse:
         doc["env"] = {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
                       "AKW_HOME": str(wh.paths.home)}
         doc["scenarios"] = {name: wh.search(search_request(q, mode, 6)) for name, q, mode in DEMO_SCENARIOS}
+        plan = wh.dispatch({**DEMO_DISPATCH, "dry_run": True}, requested_by="demo")
+        commit = wh.dispatch({**DEMO_DISPATCH, "dry_run": False, "commit": True, "confirm": True}, requested_by="demo")
+        doc["dispatch"] = {"title": DEMO_DISPATCH_TITLE, "dry_run": plan, "commit": commit,
+                           "outbox": wh.dispatch_show(DEMO_DISPATCH["dispatch_id"])}
         doc["status"] = wh.status()
         return doc
 

@@ -31,7 +31,7 @@ except ImportError:  # older Typer runs on click itself
     from click import exceptions as click_errors  # type: ignore[no-redef]
 
 from warehouse import __version__
-from warehouse.api import Warehouse, search_request
+from warehouse.api import Warehouse, os_user, search_request
 from warehouse.errors import Code, KnowledgeError
 from warehouse.redact import redact
 
@@ -57,7 +57,8 @@ LOCATION = (
     ("--home", "home", "Warehouse folder (default $AKW_HOME)."),
 )
 LOCATION_ATTRS = frozenset(attr for _flag, attr, _help in LOCATION)
-HOME_COMMANDS = frozenset({"reindex", "status", "search", "sql", "sources", "config show", "config set"})
+HOME_COMMANDS = frozenset({"reindex", "status", "search", "sql", "sources", "config show", "config set", "dispatch",
+                           "dispatch list", "dispatch show"})
 OPTION_LIKE = re.compile(r"--?[A-Za-z][\w-]*(=.*)?", re.S)
 
 
@@ -156,6 +157,9 @@ class AkwGroup(TyperGroup):
         for path, cmd in _leaves(self):
             if path in HOME_COMMANDS:
                 cmd.params.extend(_location_option(p) for p in roots)
+        for name, cmd in self.commands.items():  # a group that is also a command itself (akw dispatch --request)
+            if hasattr(cmd, "commands") and name in HOME_COMMANDS:
+                cmd.params.extend(_location_option(p) for p in roots)
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
              complete_var: str | None = None, standalone_mode: bool = True, **extra: Any) -> Any:
@@ -210,8 +214,10 @@ def _positionals_last(args: list[str], takes_value: set[str]) -> list[str]:
 app = typer.Typer(cls=AkwGroup, add_completion=False, no_args_is_help=True, help="Agent Knowledge Warehouse")
 config_app = typer.Typer(no_args_is_help=True, help="Show or change settings (agent-knowledge section).")
 fixtures_app = typer.Typer(no_args_is_help=True, help="Generate realistic source data.")
+dispatch_app = typer.Typer(help="knowledge_dispatch v1: plan a hand-over (dry run) or record it; read the outbox.")
 app.add_typer(config_app, name="config")
 app.add_typer(fixtures_app, name="fixtures")
+app.add_typer(dispatch_app, name="dispatch")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 DshOpt = Annotated[Path | None, typer.Option(LOCATION[0][0], help=LOCATION[0][2])]
@@ -479,6 +485,86 @@ def sql_cmd(ctx: typer.Context, query: Annotated[str, typer.Argument(help="One r
         _emit(as_json, _wh(ctx).sql(query, limit=limit), _print_sql)
 
 
+# -- dispatch ---------------------------------------------------------------------------------
+def _print_dispatch(d: dict[str, Any]) -> None:
+    t = d.get("target")
+    if t:
+        av = "available" if t["dispatch"]["available"] else "not available: " + "; ".join(t["dispatch"]["reasons"])
+        out.print(f"[bold]{d['mode']}[/bold] → " + escape(f"{t['name']} ({t['actor_id']}) via {t['choice']}; "
+                                                        f"{t['dispatch']['mode']} {av}"))
+        out.print("   why: " + "; ".join(t["why"]), markup=False)
+    pack = d["context_pack"]
+    for label, key in (("prior episodes", "prior_episodes"), ("code refs", "code_refs"), ("skills", "skills"),
+                       ("risks", "risks")):
+        out.print(f"   {label}: {len(pack[key])}", markup=False)
+    if d.get("handoff"):
+        calls = ", ".join(c["tool"] for c in d["handoff"]["tool_calls"]) or "none (a package only)"
+        out.print(f"   handoff {d['handoff']['assignment_id']}: tool calls {calls}; execution "
+                  f"{d['handoff']['execution']}", markup=False)
+    if d.get("assignment"):
+        a = d["assignment"]
+        out.print(("[green]recorded[/green] " if a["created"] else "[yellow]already recorded[/yellow] ")
+                  + escape(f"{a['assignment_id']} → {a['package_file']}"))
+    if d.get("suggestion"):
+        out.print("   suggestion: create a new actor " + escape(d["suggestion"]["name"]))
+    for w in d.get("warnings", []):
+        out.print(f"[yellow]{w['code']}[/yellow] " + escape(w["message"]))
+    for e in d.get("errors", []):
+        out.print(f"[red]{e['code']}[/red] " + escape(e["message"]))
+
+
+@dispatch_app.callback(invoke_without_command=True)
+def dispatch_cmd(
+    ctx: typer.Context,
+    request: Annotated[str | None, typer.Option("--request", help="a knowledge.dispatch/v1 file; - = stdin")] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Confirm a commit (sets confirm: true).")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Plan a hand-over (dry run by default); `dry_run: false, commit: true` + --yes records it in the outbox."""
+    if ctx.invoked_subcommand is not None:
+        return
+    with _errors(as_json):
+        if request is None:
+            raise KnowledgeError(Code.INVALID_REQUEST, "request: give --request FILE (- = stdin), or list | show ID",
+                                 field="request")
+        text = _read_request(request)
+        if yes:
+            try:
+                doc = json.loads(text)
+            except ValueError:
+                doc = None
+            if isinstance(doc, dict):
+                text = json.dumps({**doc, "confirm": True}, ensure_ascii=False)
+        doc = _wh(ctx).dispatch(text, requested_by=f"cli:{os_user()}")
+        _emit(as_json, doc, _print_dispatch)
+    if doc["errors"]:
+        raise typer.Exit(code=1)
+
+
+def _print_outbox(d: dict[str, Any]) -> None:
+    t = Table("assignment", "dispatch_id", "actor", "mode", "created_at", title=f"outbox {d['outbox']}")
+    for a in d["assignments"]:
+        t.add_row(*(Text(str(a.get(k))) for k in ("assignment_id", "dispatch_id", "actor_id", "dispatch_mode",
+                                                  "created_at")))
+    out.print(t)
+
+
+@dispatch_app.command("list")
+def dispatch_list(ctx: typer.Context, as_json: JsonOpt = False) -> None:
+    """The recorded dispatches in the outbox, oldest first."""
+    with _errors(as_json):
+        _emit(as_json, _wh(ctx).dispatch_list(), _print_outbox)
+
+
+@dispatch_app.command("show")
+def dispatch_show(ctx: typer.Context, ident: Annotated[str, typer.Argument(help="assignment id or dispatch id")],
+                  as_json: JsonOpt = False) -> None:
+    """One recorded dispatch: its assignment row and its knowledge.handoff/v1 package."""
+    with _errors(as_json):
+        _emit(as_json, _wh(ctx).dispatch_show(ident),
+              lambda d: out.print(json.dumps(d, ensure_ascii=False, indent=1), markup=False, highlight=False))
+
+
 # -- config -----------------------------------------------------------------------------------
 def _flat(d: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
     for k, v in d.items():
@@ -558,6 +644,13 @@ def _print_demo(d: dict[str, Any]) -> None:
     for name, resp in d["scenarios"].items():
         out.rule(escape(name))
         _print_search(resp)
+    if d.get("dispatch"):
+        out.rule(escape(d["dispatch"]["title"]))
+        _print_dispatch(d["dispatch"]["dry_run"])
+        _print_dispatch(d["dispatch"]["commit"])
+        pkg = d["dispatch"]["outbox"]
+        out.print(f"outbox package: {pkg['package_file']} ({pkg['handoff']['schema']}, "
+                  f"execution {pkg['handoff']['execution']})", markup=False, highlight=False)
     out.rule("UJ-5 status")
     st = d["status"]
     out.print(f"state={st['state']} index_rev={st['index_rev']} next_run={st['next_run']} db_bytes={st['db_bytes']}",
@@ -573,7 +666,7 @@ def demo(
     seed: Annotated[int, typer.Option()] = 7,
     as_json: JsonOpt = False,
 ) -> None:
-    """Generate realistic data (unless present), index it, run the UJ-1, UJ-2, UJ-4 and UJ-5 scenarios."""
+    """Generate realistic data (unless present), index it, run the UJ-1 … UJ-5 scenarios (UJ-3: a dispatch)."""
     with _errors(as_json):
         with _progress(not as_json) as tick:
             doc = Warehouse.demo(out_dir, sessions=sessions, seed=seed, progress=tick, log=_log(as_json))

@@ -64,9 +64,20 @@ class Semantic(_Strict):
 
 
 class Dispatch(_Strict):
+    """`knowledge_dispatch`: which hand-over modes the warehouse may plan and record (never execute)."""
+
+    enabled: bool = True
+    allow_team_task: bool = True
     allow_spawn_replica: bool = True
     allow_external_handoff: bool = True
     require_confirmation: bool = True
+
+    def allows(self, mode: str) -> bool:
+        """Whether these settings let a plan hand work over in `mode` (`none` never)."""
+        if not self.enabled:
+            return False
+        return {"team_task": self.allow_team_task, "spawn_replica": self.allow_spawn_replica,
+                "external_handoff": self.allow_external_handoff}.get(mode, False)
 
 
 class Index(_Strict):

@@ -51,6 +51,11 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
         for i in range(0, len(runs), _RUNS_PER_INSERT):
             values = ", ".join(f"({literal(line)})" for line in runs[i:i + _RUNS_PER_INSERT])
             con.execute(f"INSERT INTO _akw_runs_raw VALUES {values}")
+        con.execute("CREATE TABLE _akw_assignments_raw (line VARCHAR)")  # the outbox's rows (warehouse.outbox)
+        rows = job.get("assignments", [])
+        for i in range(0, len(rows), _RUNS_PER_INSERT):
+            values = ", ".join(f"({literal(line)})" for line in rows[i:i + _RUNS_PER_INSERT])
+            con.execute(f"INSERT INTO _akw_assignments_raw VALUES {values}")
         built = transform.run(con, Path(job["lake"]))
         _require_constraints(con)
         t_models = time.perf_counter() - t

@@ -1,7 +1,8 @@
 """`index_rev`: a hash of everything that decides the index's content and order.
 
 Inputs: every source unit's content revision and status, the model and build SQL (not query templates), the
-index-affecting settings and the package version. No clocks, no paths of the warehouse:
+index-affecting settings, the package version and (once there is one) the recorded dispatch assignments.
+No clocks, no paths of the warehouse:
 the same input gives the same rev, on any machine.
 """
 
@@ -18,7 +19,8 @@ from warehouse.sqlfiles import index_hash
 from warehouse.state import load_all_units
 
 
-def compute(state_dir: Path, settings: Settings) -> str:
+def compute(state_dir: Path, settings: Settings, assignments: str | None = None) -> str:
+    """`assignments`: `outbox.digest` of the home (None: no assignment yet, and the rev is as before)."""
     units = [(u.get("source"), u.get("unit"), u.get("revision"), u.get("status"), u.get("error_code"))
              for u in load_all_units(state_dir)]
     payload: dict[str, Any] = {
@@ -27,5 +29,7 @@ def compute(state_dir: Path, settings: Settings) -> str:
         "settings": settings.index_affecting(),
         "version": __version__,
     }
+    if assignments is not None:  # a new commit makes the next incremental build refresh ak_assignment
+        payload["assignments"] = assignments
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
     return f"ak-{digest[:16]}"

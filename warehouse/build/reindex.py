@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from warehouse import generation
+from warehouse import generation, outbox
 from warehouse.build import index_rev
 from warehouse.build.source_state import write_source_state
 from warehouse.build.spawn import run_build_child
@@ -47,7 +47,7 @@ def reindex(paths: Paths, settings: Settings, mode: str = "incremental", progres
         if mode == "full":
             _forget_everything(paths)
         extract = run_extract(paths, settings, progress=progress)
-        rev = index_rev.compute(paths.state_dir, settings)
+        rev = index_rev.compute(paths.state_dir, settings, outbox.digest(paths))
         published = generation.current(paths.generations)
         record: dict[str, Any] = {
             # the run number keeps ids unique when one process runs twice within a second
@@ -97,6 +97,7 @@ def _build(paths: Paths, settings: Settings, build_path: Path, record: dict[str,
     # build trusts nothing from before and tokenizes everything
     published = generation.current(paths.generations) if record["mode"] == "incremental" else None
     job = {"build_path": str(build_path), "lake": str(paths.lake), "runs": runs, "index_rev": record["index_rev"],
+           "assignments": outbox.assignment_rows(paths),
            "memory_limit": settings.index.memory_limit, "threads": settings.index.threads,
            "previous": str(published.path) if published else None}
     if progress:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from warehouse import db, generation
+from warehouse import db, generation, outbox
 from warehouse.build import index_rev, transform
 from warehouse.paths import Paths
 from warehouse.settings import Settings
@@ -55,7 +55,7 @@ def check_generation(paths: Paths, settings: Settings) -> dict[str, Any]:
                 mismatches.append({"check": model, "lake_rows": lake_n, "generation_rows": gen_counts[model]})
     finally:
         mem.close()
-    rev_now = index_rev.compute(paths.state_dir, settings)
+    rev_now = index_rev.compute(paths.state_dir, settings, outbox.digest(paths))
     if rev_now != gen.index_rev:
         mismatches.append({"check": "index_rev", "published": gen.index_rev, "lake_state": rev_now,
                            "message": "extracted changes are not published yet (run akw reindex)"})

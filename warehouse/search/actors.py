@@ -48,11 +48,7 @@ def actor_answers(req: SearchRequest, rows: list[tuple], episode_items: list[Epi
 
 def dispatch_available(dispatch: Dispatch, mode: str) -> bool:
     """Whether the settings allow handing work to an actor of this dispatch mode."""
-    if mode == "external_handoff":
-        return dispatch.allow_external_handoff
-    if mode in ("spawn_replica", "team_task"):
-        return dispatch.allow_spawn_replica
-    return False
+    return dispatch.allows(mode)
 
 
 def _why(lang: Lang, episodes: int, success: float, skills: list[ActorSkill], same_ws: bool, overlap: float,

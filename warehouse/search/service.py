@@ -69,6 +69,12 @@ class SearchEngine:
         self._cache = ResponseCache(cache_size)
 
     # -- connection ------------------------------------------------------------------
+    def reader(self) -> tuple[duckdb.DuckDBPyCursor, generation.Generation]:
+        """A new cursor on the generation this engine serves, for other read-only services in the process
+        (dispatch): DuckDB opens one file with one configuration per process, so they share this one."""
+        con, gen = self._connection()
+        return con.cursor(), gen
+
     def _connection(self) -> tuple[duckdb.DuckDBPyConnection, generation.Generation]:
         with self._lock:
             published = generation.current(self.generations)

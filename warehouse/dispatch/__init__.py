@@ -1,0 +1,1 @@
+"""`knowledge_dispatch` v1: target choice, context pack, handoff package, the outbox (above search)."""

@@ -1,0 +1,209 @@
+"""`knowledge_dispatch` v1: plan a hand-over, and on an explicit commit record it (contract 000 §14, FR-7).
+
+- dry run (the default) and `commit: false`: the plan only; nothing is written anywhere (KD-1);
+- commit (`dry_run: false`, `commit: true`, and `confirm: true` while `dispatch.require_confirmation`):
+  one outbox record = one `ak_assignment` row (`recorded_plan`) + one `knowledge.handoff/v1`
+  package (KD-2); the same `dispatch_id` with the same request returns the record unchanged, with a
+  different request `KNOWLEDGE_DISPATCH_CONFLICT`;
+- nothing is ever executed, spawned or sent, and no source is written (KD-6).
+
+Without a `dispatch_id` the id is derived from the request, so repeating a request is idempotent too.
+Same request + same index → same plan (timestamps aside).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from warehouse import outbox
+from warehouse.dispatch import context_pack, handoff
+from warehouse.dispatch.contract import (
+    AssignmentOut,
+    DispatchRequest,
+    DispatchResponse,
+    Message,
+    Suggestion,
+    TargetOut,
+    parse_dispatch_request,
+    response_dict,
+)
+from warehouse.dispatch.target import actor_row, match_skills, require_actor, target_out, top_skill_user
+from warehouse.errors import Code, KnowledgeError
+from warehouse.paths import Paths
+from warehouse.search.contract import MAX_QUERY_CHARS, parse_request
+from warehouse.search.contract import response_dict as search_dict
+from warehouse.search.service import SearchEngine
+from warehouse.settings import Settings
+
+
+def _canonical(data: Any) -> str:
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def dispatch(paths: Paths, settings: Settings, engine: SearchEngine, request: dict[str, Any] | str,
+             requested_by: str) -> dict[str, Any]:
+    req = parse_dispatch_request(request)
+    request_hash = "sha256:" + hashlib.sha256(_canonical(req.plan_key()).encode("utf-8")).hexdigest()
+    dispatch_id = req.dispatch_id or "auto-" + request_hash[7:27]
+    assignment_id = outbox.assignment_id_for(dispatch_id)
+    existing = outbox.read_one(paths, assignment_id)
+    if existing is not None and existing.get("request_hash") != request_hash:
+        raise _conflict(dispatch_id, assignment_id)
+    if existing is not None and req.commits:
+        return _replayed(existing)
+
+    resp = plan(paths, settings, engine, req, dispatch_id, assignment_id)
+    if existing is not None:
+        resp.warnings.append(Message(code=Code.DISPATCH_RECORDED.value,
+                                     message=f"dispatch_id {dispatch_id!r} is already recorded as {assignment_id}; "
+                                             "a dry run changes nothing"))
+    if not req.commits or resp.target is None:  # a refusal (no fitting actor) carries its NOT_FOUND error
+        return response_dict(resp)
+    refusal = _commit_refusal(settings, req, resp)
+    if refusal is not None:
+        resp.errors.append(refusal)
+        return response_dict(resp)
+    assert resp.target is not None and resp.handoff is not None
+    created_at = _now()
+    path = outbox.record_path(paths, assignment_id)
+    resp = resp.model_copy(update={"mode": "commit", "assignment": AssignmentOut(
+        assignment_id=assignment_id, dispatch_id=dispatch_id, actor_id=resp.target.actor_id,
+        requested_by=requested_by, created_at=created_at, created=True, package_file=str(path))})
+    doc = response_dict(resp)
+    record = {
+        "schema": outbox.RECORD_SCHEMA, "request_hash": request_hash, "request": req.plan_key(),
+        "assignment": _assignment_row(req, resp, request_hash, requested_by, created_at, path.name),
+        "handoff": doc["handoff"], "response": doc,
+    }
+    created, on_disk = outbox.write_once(paths, record)
+    if created:
+        return doc
+    if on_disk.get("request_hash") != request_hash:  # another writer recorded this id a moment ago
+        raise _conflict(dispatch_id, assignment_id)
+    return _replayed(on_disk)
+
+
+def _conflict(dispatch_id: str, assignment_id: str) -> KnowledgeError:
+    return KnowledgeError(Code.DISPATCH_CONFLICT,
+                          f"dispatch_id {dispatch_id!r} is already recorded ({assignment_id}) for a different request; "
+                          "use a new dispatch_id", field="dispatch_id", assignment_id=assignment_id)
+
+
+def _replayed(record: dict[str, Any]) -> dict[str, Any]:
+    """KD-2: the recorded response, unchanged but for `assignment.created: false`."""
+    doc = json.loads(json.dumps(record["response"]))
+    doc["assignment"]["created"] = False
+    return doc
+
+
+def _commit_refusal(settings: Settings, req: DispatchRequest, resp: DispatchResponse) -> Message | None:
+    assert resp.target is not None
+    info = resp.target.dispatch
+    if not info.available:
+        return Message(code=Code.DISPATCH_UNAUTHORIZED.value, field="target",
+                       message=f"cannot record a {info.mode} hand-over: " + "; ".join(info.reasons))
+    if settings.dispatch.require_confirmation and not req.confirm:
+        return Message(code=Code.DISPATCH_UNAUTHORIZED.value, field="confirm",
+                       message="a commit needs confirm: true (CLI: --yes) while dispatch.require_confirmation "
+                               "is true; this is the plan, nothing was recorded")
+    return None
+
+
+def _assignment_row(req: DispatchRequest, resp: DispatchResponse, request_hash: str, requested_by: str,
+                    created_at: str, package_file: str) -> dict[str, Any]:
+    t = resp.target
+    assert t is not None
+    return {
+        "assignment_id": resp.handoff.assignment_id if resp.handoff else None, "dispatch_id": resp.dispatch_id,
+        "actor_id": t.actor_id, "actor_name": t.name, "actor_kind": t.kind, "requested_by": requested_by,
+        "task_title": req.task.title,
+        "task_text_hash": "sha256:" + hashlib.sha256(req.task.summary().encode("utf-8")).hexdigest(),
+        "status": "recorded_plan", "dispatch_mode": t.dispatch.mode, "choice": t.choice, "why": t.why,
+        "evidence": resp.evidence.model_dump(mode="json"),
+        "deadline": req.task.deadline.isoformat() if req.task.deadline else None,
+        "created_at": created_at, "request_hash": request_hash, "package_file": package_file,
+        "index_rev": resp.index_rev,
+    }
+
+
+def plan(paths: Paths, settings: Settings, engine: SearchEngine, req: DispatchRequest, dispatch_id: str,
+         assignment_id: str) -> DispatchResponse:
+    """The plan: target, context pack, evidence, the package; writes nothing."""
+    text = req.task.summary()
+    found = engine.search(parse_request({"schema": "knowledge.search/v1", "query": text[:MAX_QUERY_CHARS],
+                                         "mode": "find_agent", "limit": 10}))
+    search = search_dict(found)
+    con, gen = engine.reader()
+    try:
+        warnings: list[Message] = [Message(code=w["code"], message=f"{w['lane']}: {w['message']}")
+                                   for w in search.get("warnings", [])]
+        match = match_skills(con, text)
+        skills = [*match.named, *match.implied]
+        target: TargetOut | None = None
+        if req.explicit_actor:
+            target = target_out(settings.dispatch, require_actor(con, req.explicit_actor), "explicit",
+                                ["chosen explicitly by the request"])
+        else:
+            for choice, names in (("named_skill", match.named), ("implied_skill", match.implied)):
+                if not names or target is not None:
+                    continue
+                top = top_skill_user(con, names)
+                if top is None:
+                    warnings.append(Message(code=Code.NOT_FOUND.value,
+                                            message=f"skill(s) {', '.join(names)} have no recorded use yet"))
+                    continue
+                how = "names" if choice == "named_skill" else "implies"
+                target = target_out(settings.dispatch, require_actor(con, top[0]), choice,
+                                    [f"the task {how} skill {', '.join(names)}",
+                                     f"used it {top[1]} time(s), more than any other actor (ak_skill_use)"])
+            if target is None:
+                for a in search.get("actors", []):
+                    row = actor_row(con, a["actor_id"])
+                    if row is not None:
+                        target = target_out(settings.dispatch, row, "search",
+                                            ["best actor of knowledge_search for the task", *a.get("why", [])])
+                        break
+        pack, evidence = context_pack.build(con, req, search, target.actor_id if target else None, skills)
+    finally:
+        con.close()
+    resp = DispatchResponse(request_id=req.request_id, mode="dry_run", dispatch_id=dispatch_id,
+                            index_rev=gen.index_rev, target=target, context_pack=pack, evidence=evidence,
+                            handoff=None, warnings=warnings)
+    if target is None:
+        resp.errors.append(Message(code=Code.NOT_FOUND.value, field="target",
+                                   message="no actor with evidence fits this task, and none is invented: "
+                                           "create a new one (see suggestion)"))
+        resp.suggestion = Suggestion(name=_slug(req.task.title or text), description=text[:300], skills=skills)
+        return resp
+    resp.handoff = handoff.build(req, target, pack, assignment_id, dispatch_id)
+    return resp
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40].rstrip("-") or "new-actor"
+
+
+# -- the outbox -------------------------------------------------------------------------------------
+def list_assignments(paths: Paths) -> dict[str, Any]:
+    records, bad = outbox.read_all(paths)
+    return {"outbox": str(paths.outbox), "count": len(records),
+            "assignments": [r["assignment"] for r in records],
+            "warnings": [{"code": Code.INTERNAL.value, "message": f"unreadable outbox file {name}"} for name in bad]}
+
+
+def show(paths: Paths, ident: str) -> dict[str, Any]:
+    """One record by assignment id or dispatch id: the assignment row and its handoff package."""
+    for aid in ((ident,) if ident.startswith("assign:") else (outbox.assignment_id_for(ident),)):
+        record = outbox.read_one(paths, aid)
+        if record is not None:
+            return {"assignment": record["assignment"], "handoff": record["handoff"],
+                    "package_file": str(outbox.record_path(paths, aid))}
+    raise KnowledgeError(Code.NOT_FOUND, f"no recorded dispatch {ident!r} in the outbox", field="id")
