@@ -23,6 +23,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("extract", ("warehouse.extract",)),
     ("build", ("warehouse.build",)),
     ("search", ("warehouse.search",)),
+    ("cards", ("warehouse.cards",)),  # cards over the marts and, for full text, the extract readers
     ("dispatch", ("warehouse.dispatch",)),
     ("tools", ("warehouse.evaluation", "warehouse.bench")),
     ("api", ("warehouse.api",)),

@@ -151,6 +151,28 @@ class Warehouse:
         """Convenience for Python callers: build the request from a query and a few options."""
         return self.search(search_request(query, mode, limit, workspaces, **extra))
 
+    # -- cards (knowledge_get_agent / get_skill / get_episode; docs/cards.md) ----------------------
+    def get(self, kind: str, id: str, task: str | None = None, source: str | None = None,
+            max_chars: int | None = None) -> dict[str, Any]:
+        """The card of one agent, skill, episode or code chunk by an id a search response returned."""
+        from warehouse.cards.service import get_card  # imported on use: `akw status` stays light
+
+        self._require_enabled()
+        return get_card(self.paths, self.settings, kind, id, task=task, source=source, max_chars=max_chars)
+
+    def get_agent(self, id: str, task: str | None = None, max_chars: int | None = None) -> dict[str, Any]:
+        return self.get("agent", id, task=task, max_chars=max_chars)
+
+    def get_skill(self, name: str, source: str | None = None, task: str | None = None,
+                  max_chars: int | None = None) -> dict[str, Any]:
+        return self.get("skill", name, task=task, source=source, max_chars=max_chars)
+
+    def get_episode(self, id: str, max_chars: int | None = None) -> dict[str, Any]:
+        return self.get("episode", id, max_chars=max_chars)
+
+    def get_code(self, id: str, max_chars: int | None = None) -> dict[str, Any]:
+        return self.get("code", id, max_chars=max_chars)
+
     def dispatch(self, request: dict[str, Any] | str, requested_by: str | None = None) -> dict[str, Any]:
         """`knowledge_dispatch` v1: a plan (dry run), or on an explicit commit one recorded plan + handoff package.
 

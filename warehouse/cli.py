@@ -57,8 +57,8 @@ LOCATION = (
     ("--home", "home", "Warehouse folder (default $AKW_HOME)."),
 )
 LOCATION_ATTRS = frozenset(attr for _flag, attr, _help in LOCATION)
-HOME_COMMANDS = frozenset({"reindex", "status", "search", "sql", "sources", "config show", "config set", "dispatch",
-                           "dispatch list", "dispatch show"})
+HOME_COMMANDS = frozenset({"reindex", "status", "search", "get", "sql", "sources", "config show", "config set",
+                           "dispatch", "dispatch list", "dispatch show"})
 OPTION_LIKE = re.compile(r"--?[A-Za-z][\w-]*(=.*)?", re.S)
 
 
@@ -464,6 +464,83 @@ def search(
         else:
             req = search_request(query, mode, limit, workspace)
         _emit(as_json, _wh(ctx).search(req), _print_search)
+
+
+_UNTRUSTED = re.compile(r'<untrusted-data note="[^"]*">|</untrusted-data>')
+
+
+def _plain(v: Any) -> str:
+    """Card text for a person: the untrusted-data markers dropped (they are for models), one line."""
+    return " ".join(_UNTRUSTED.sub("", _text(v)).split())
+
+
+def _print_points(title: str, points: list[dict[str, Any]]) -> None:
+    if points:
+        out.print(f"[bold]{title}[/bold]")
+    for p in points:
+        ev = ", ".join(e["id"] for e in p.get("evidence", []))
+        out.print(Text(f"  • {_plain(p['text'])}" + (f"  [{ev}]" if ev else "")), highlight=False)
+
+
+def _print_card(d: dict[str, Any]) -> None:
+    """Readable text of any card: a headline, then its sections line by line (no raw dicts)."""
+    kind = d["schema"].split(".")[2].split("/")[0]
+    name = d.get("display_name") or d.get("name") or d.get("title") or d.get("path") or ""
+    ident = d.get("actor_id") or d.get("skill_id") or d.get("episode_id") or d.get("id")
+    out.print(Text(f"{kind}: {_plain(name)}", style="bold"), highlight=False)
+    out.print(Text(f"  id {ident}   index {d['index_rev']}"), highlight=False)
+    skip = {"schema", "index_rev", "display_name", "name", "title", "actor_id", "skill_id", "episode_id", "id",
+            "task_answer", "task_fit", "truncated", "notices", "body", "transcript"}
+    for key, v in d.items():
+        if key in skip or v in (None, [], {}):
+            continue
+        if isinstance(v, list) and v and isinstance(v[0], dict):
+            out.print(f"[bold]{key}[/bold] ({len(v)})")
+            for row in v[:20]:
+                out.print(Text(f"  • {_plain(row)}"), highlight=False)
+        elif isinstance(v, dict):
+            out.print(f"[bold]{key}[/bold]")
+            for k, x in v.items():
+                if x not in (None, [], {}):
+                    out.print(Text(f"  {k}: {_plain(x)}"), highlight=False)
+        else:
+            out.print(Text(f"{key}: {_plain(v)}"), highlight=False)
+    if d.get("body"):
+        out.print("[bold]body[/bold]")
+        out.print(Text(_UNTRUSTED.sub("", d["body"]), style="dim"), highlight=False)
+    for ev in d.get("transcript", []):
+        out.print(Text(f"  #{ev.get('seq')} {ev['role']}{' ' + ev['tool'] if ev.get('tool') else ''}"
+                       f"{' ERROR' if ev.get('is_error') else ''}: {_plain(ev.get('text'))[:300]}", style="dim"),
+                  highlight=False)
+    _print_points("task fit", d.get("task_fit", []))
+    ta = d.get("task_answer")
+    if ta:
+        out.print(Text(f"task: {ta['task']}  (matched: {', '.join(ta['matched_terms']) or '-'})", style="bold"))
+        for section in ("applicability", "limits", "typical_errors", "checklist"):
+            _print_points(section.replace("_", " "), ta[section])
+    for n in d.get("notices", []):
+        out.print(f"[yellow]{escape(n['code'])}[/yellow] " + escape(n["message"]))
+    for c in d.get("truncated", []):
+        out.print(Text(f"cut: {c['field']} {c['shown_chars']}/{c['total_chars']} — {c['rest']}", style="yellow"))
+
+
+@app.command("get", cls=DashQueryCommand)
+def get_cmd(
+    ctx: typer.Context,
+    kind: Annotated[str, typer.Argument(help="agent | skill | episode | code")],
+    ident: Annotated[str, typer.Argument(metavar="ID", help="An id a search response returned (actor id, "
+                                                            "evidence/item id, skill name, code id).")],
+    task: Annotated[str | None, typer.Option("--task", help="Answer this task (skill: applicability, limits, "
+                                                            "typical errors, checklist).")] = None,
+    source: Annotated[str | None, typer.Option("--source", help="Skill: which root when several hold the name "
+                                                                "(skill id, root kind, account, workspace).")] = None,
+    max_chars: Annotated[int | None, typer.Option("--max-chars", help="Cut long texts at N characters "
+                                                                     "(default 12000).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """knowledge_get_*: the full card of an agent, skill, episode or code chunk by id."""
+    with _errors(as_json):
+        _emit(as_json, _wh(ctx).get(kind, ident, task=task, source=source, max_chars=max_chars), _print_card)
 
 
 def _print_sql(d: dict[str, Any]) -> None:

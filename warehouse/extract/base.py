@@ -106,11 +106,18 @@ class ExtractContext:
         return bool(actor_name_or_id) and actor_name_or_id in set(self.settings.exclude.actors)
 
     def excluded_path(self, path: str) -> bool:
-        """Path prefixes (`exclude.paths`) and glob patterns on the file name or path (`exclude.file_patterns`)."""
-        p = path.replace("\\", "/")
-        for prefix in self.settings.exclude.paths:
-            pre = prefix.replace("\\", "/").rstrip("/")
-            if p == pre or p.startswith(pre + "/"):
-                return True
-        name = p.rsplit("/", 1)[-1]
-        return any(fnmatch.fnmatch(name, pat) or fnmatch.fnmatch(p, pat) for pat in self.settings.exclude.file_patterns)
+        return path_excluded(self.settings, path)
+
+
+def path_excluded(settings: Settings, path: str) -> bool:
+    """Path prefixes (`exclude.paths`) and glob patterns on the file name or path (`exclude.file_patterns`).
+
+    One rule for the extractors and for the on-demand readers (`dsh/read.py`), so a card never shows
+    a file the index leaves out."""
+    p = path.replace("\\", "/")
+    for prefix in settings.exclude.paths:
+        pre = prefix.replace("\\", "/").rstrip("/")
+        if p == pre or p.startswith(pre + "/"):
+            return True
+    name = p.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatch(name, pat) or fnmatch.fnmatch(p, pat) for pat in settings.exclude.file_patterns)
