@@ -304,11 +304,15 @@ def test_section15_find_the_agent_open_the_skill_hand_over_the_task(fresh: Wareh
     code, found = _cli(fresh, "search", "restore MySQL access, root gets ERROR 1045", "--mode", "find_agent")
     assert code == 0 and found["actors"]
     skill = next(s["name"] for a in found["actors"] for s in a["skills"])
-    # 2) open the skill — TODO(lead, after merging the cards branch): `akw get skill <name> --json` here,
-    #    asserting the card's name == skill and taking its key instructions into the task below.
+    # 2) open the skill: the card answers the task with points that carry their evidence
+    code, card = _cli(fresh, "get", "skill", skill, "--task", "root gets ERROR 1045 on MySQL")
+    assert code == 0 and card["name"] == skill and card["body"]
+    assert card["usage"]["uses"] >= 1 and card["task_answer"]["checklist"]
+    assert all(point["evidence"] for point in card["task_answer"]["checklist"])
     # 3) hand over the task: a dry run, then a confirmed commit, then the outbox package
     request = {"schema": "knowledge.dispatch/v1", "dispatch_id": "s15",
                "task": {"title": "Restore MySQL root access", "text": f"use {skill}: root gets ERROR 1045",
+                        "constraints": [f"follow the skill card's checklist ({len(card['task_answer']['checklist'])} steps)"],
                         "acceptance": ["root can log in"]}}
     f = tmp_path / "req.json"
     f.write_text(json.dumps(request))
