@@ -312,7 +312,7 @@ def test_section15_find_the_agent_open_the_skill_hand_over_the_task(fresh: Wareh
     # 3) hand over the task: a dry run, then a confirmed commit, then the outbox package
     request = {"schema": "knowledge.dispatch/v1", "dispatch_id": "s15",
                "task": {"title": "Restore MySQL root access", "text": f"use {skill}: root gets ERROR 1045",
-                        "constraints": [f"follow the skill card's checklist ({len(card['task_answer']['checklist'])} steps)"],
+                        "constraints": [f"follow the skill card's {len(card['task_answer']['checklist'])}-step checklist"],
                         "acceptance": ["root can log in"]}}
     f = tmp_path / "req.json"
     f.write_text(json.dumps(request))
