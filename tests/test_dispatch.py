@@ -310,9 +310,10 @@ def test_section15_find_the_agent_open_the_skill_hand_over_the_task(fresh: Wareh
     assert card["usage"]["uses"] >= 1 and card["task_answer"]["checklist"]
     assert all(point["evidence"] for point in card["task_answer"]["checklist"])
     # 3) hand over the task: a dry run, then a confirmed commit, then the outbox package
+    steps = len(card["task_answer"]["checklist"])
     request = {"schema": "knowledge.dispatch/v1", "dispatch_id": "s15",
                "task": {"title": "Restore MySQL root access", "text": f"use {skill}: root gets ERROR 1045",
-                        "constraints": [f"follow the skill card's {len(card['task_answer']['checklist'])}-step checklist"],
+                        "constraints": [f"follow the skill card's {steps}-step checklist"],
                         "acceptance": ["root can log in"]}}
     f = tmp_path / "req.json"
     f.write_text(json.dumps(request))
