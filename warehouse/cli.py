@@ -594,6 +594,8 @@ def eval_cmd(
     max_false_hit: Annotated[float | None, typer.Option("--max-false-hit",
                                                         help="Also gate empty-answer false hits.")] = None,
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for eval-<index_rev>.json.")] = Path("reports"),
+    semantic: Annotated[str, typer.Option(
+        "--semantic", help="off | on | both | auto (both when the [semantic] extra is installed).")] = "auto",
     as_json: JsonOpt = False,
 ) -> None:
     """Run the golden set on generated data; recall@k, MRR, nDCG, zero-result, false hits; gate on thresholds."""
@@ -602,7 +604,7 @@ def eval_cmd(
     with _errors(as_json):
         report = Warehouse.eval(golden, generate, sessions=sessions, seed=seed, out_dir=out_dir,
                                 min_recall3=min_recall3, min_mrr=min_mrr, max_zero=max_zero,
-                                max_false_hit=max_false_hit, log=_log(as_json))
+                                max_false_hit=max_false_hit, log=_log(as_json), semantic=semantic)
         _emit(as_json, report, lambda d: print_eval(out, d))
     if not report["passed"]:
         raise typer.Exit(code=1)
