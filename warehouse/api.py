@@ -159,8 +159,12 @@ class Warehouse:
             key, value = a.split("=", 1)
             s = s.with_value(key.strip(), value)
         s.save(self.paths.config_file)
+        was_semantic = self.settings.semantic.enabled
         self.settings, self._engine = s, None  # the engine was built with the old settings
-        return self.config_show()
+        doc = self.config_show()
+        if s.semantic.enabled and not was_semantic:
+            doc["notes"] = [semantic_note()]
+        return doc
 
     # -- generated data, demo, quality gates (no existing home needed) -------------
     @staticmethod
@@ -229,3 +233,15 @@ class Warehouse:
         folder = _writable_dir(Path(work or Path(tempfile.gettempdir()) / "akw-bench"), "work")
         out = _writable_dir(Path(out_dir), "out") if out_dir is not None else None
         return run_bench(SCALES[scale], folder, out, log=log)
+
+
+def semantic_note() -> dict[str, str]:
+    """What turning semantic search on means: local, and what to run (or install) next."""
+    from warehouse import embed
+
+    if not embed.installed():
+        err = embed.not_installed_error()
+        return {"code": err.code, "message": err.message}
+    return {"code": "KNOWLEDGE_SEMANTIC_LOCAL",
+            "message": f"semantic search is local: the {embed.MODEL} model runs on this machine and no text leaves "
+                       "it; run `akw reindex` to embed the episodes and skills"}

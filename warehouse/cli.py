@@ -511,7 +511,8 @@ def config_set(
     """Validate and save settings; a bad key or value is named and nothing is written."""
     with _errors(as_json):
         doc = _wh(ctx).config_set(assignments)
-        _emit(as_json, doc, lambda d: out.print(f"saved {d['config_file']}", markup=False, highlight=False))
+        _emit(as_json, doc, lambda d: [out.print(line, markup=False, highlight=False) for line in
+                                       [f"saved {d['config_file']}", *(n["message"] for n in d.get("notes", []))]])
 
 
 # -- fixtures / demo --------------------------------------------------------------------------

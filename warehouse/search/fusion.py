@@ -73,7 +73,8 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     else:
         values, vec_min, vec_min_best = semantic
         sess.execute(f"DELETE FROM _vec; INSERT INTO _vec VALUES {values}" if values else "DELETE FROM _vec")
-        sess.execute(f"EXECUTE akw_fuse_sem({', '.join([*args, literals.double(vec_min), literals.double(vec_min_best)])})")
+        gates = [literals.double(vec_min), literals.double(vec_min_best)]
+        sess.execute(f"EXECUTE akw_fuse_sem({', '.join([*args, *gates])})")
     slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
     fused = sess.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()
     return fused, sess.execute(f"EXECUTE akw_actors('{newest}'::TIMESTAMPTZ)").fetchall()
