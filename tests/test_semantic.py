@@ -12,11 +12,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-import akw_fixtures
 import duckdb
 import numpy as np
 import pytest
 
+import akw_fixtures
 from warehouse import embed
 from warehouse.api import Warehouse
 from warehouse.bench.mutate import append_event, pick_session
