@@ -17,7 +17,8 @@ PACKAGE = ROOT / "warehouse"
 
 STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("ground", ("warehouse", "warehouse.paths", "warehouse.settings", "warehouse.errors", "warehouse.redact",
-                "warehouse.db", "warehouse.literals", "warehouse.sqlfiles", "warehouse.tokenizer", "warehouse.proc")),
+                "warehouse.db", "warehouse.literals", "warehouse.sqlfiles", "warehouse.tokenizer", "warehouse.proc",
+                "warehouse.embed")),
     ("records", ("warehouse.lake", "warehouse.state", "warehouse.generation", "warehouse.runs",
                  "warehouse.schedule", "warehouse.status", "warehouse.outbox")),
     ("extract", ("warehouse.extract",)),

@@ -223,8 +223,12 @@ class Warehouse:
             key, value = a.split("=", 1)
             s = s.with_value(key.strip(), value)
         s.save(self.paths.config_file)
+        was_semantic = self.settings.semantic.enabled
         self.settings, self._engine = s, None  # the engine was built with the old settings
-        return self.config_show()
+        doc = self.config_show()
+        if s.semantic.enabled and not was_semantic:
+            doc["notes"] = [semantic_note()]
+        return doc
 
     # -- generated data, demo, quality gates (no existing home needed) -------------
     @staticmethod
@@ -264,17 +268,24 @@ class Warehouse:
     @staticmethod
     def eval(golden: Path | None = None, data_dir: Path | None = None, sessions: int = 24, seed: int = 7,
              out_dir: Path | None = Path("reports"), min_recall3: float = 0.80, min_mrr: float = 0.60,
-             max_zero: float = 0.10, max_false_hit: float | None = None, log: Log | None = None) -> dict[str, Any]:
-        """Run the golden set on generated data; the report says `passed` against the thresholds."""
+             max_zero: float = 0.10, max_false_hit: float | None = None, log: Log | None = None,
+             semantic: str = "auto") -> dict[str, Any]:
+        """Run the golden set on generated data; the report says `passed` against the thresholds.
+
+        `semantic`: off | on | both | auto (both when the [semantic] extra is installed); the report's
+        `semantic` section has every slice per setting, its `summary` the first setting's."""
         from warehouse.evaluation.homes import default_data_dir
-        from warehouse.evaluation.runner import DEFAULT_GOLDEN, EvalConfig, Thresholds, run_eval
+        from warehouse.evaluation.runner import DEFAULT_GOLDEN, SEMANTIC_CHOICES, EvalConfig, Thresholds, run_eval
 
         golden = Path(golden or DEFAULT_GOLDEN)
         if not golden.is_file():
             raise KnowledgeError(Code.INVALID_REQUEST, f"golden: no such file {golden}", field="golden")
         data = _writable_dir(Path(data_dir or default_data_dir("eval", sessions, seed)), "generate")
         out = _writable_dir(Path(out_dir), "out") if out_dir is not None else None
-        cfg = EvalConfig(golden=golden, data_dir=data, sessions=sessions, seed=seed, out_dir=out)
+        if semantic not in SEMANTIC_CHOICES:
+            raise KnowledgeError(Code.INVALID_REQUEST, f"semantic: one of {', '.join(SEMANTIC_CHOICES)}",
+                                 field="semantic")
+        cfg = EvalConfig(golden=golden, data_dir=data, sessions=sessions, seed=seed, out_dir=out, semantic=semantic)
         limits = Thresholds(min_recall3=min_recall3, min_mrr=min_mrr, max_zero=max_zero, max_false_hit=max_false_hit)
         return run_eval(Warehouse, cfg, limits, log=log)
 
@@ -291,3 +302,15 @@ class Warehouse:
         folder = _writable_dir(Path(work or Path(tempfile.gettempdir()) / "akw-bench"), "work")
         out = _writable_dir(Path(out_dir), "out") if out_dir is not None else None
         return run_bench(SCALES[scale], folder, out, log=log)
+
+
+def semantic_note() -> dict[str, str]:
+    """What turning semantic search on means: local, and what to run (or install) next."""
+    from warehouse import embed
+
+    if not embed.installed():
+        err = embed.not_installed_error()
+        return {"code": err.code, "message": err.message}
+    return {"code": "KNOWLEDGE_SEMANTIC_LOCAL",
+            "message": f"semantic search is local: the {embed.MODEL} model runs on this machine and no text leaves "
+                       "it; run `akw reindex` to embed the episodes and skills"}

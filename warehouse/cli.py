@@ -674,7 +674,8 @@ def config_set(
     """Validate and save settings; a bad key or value is named and nothing is written."""
     with _errors(as_json):
         doc = _wh(ctx).config_set(assignments)
-        _emit(as_json, doc, lambda d: out.print(f"saved {d['config_file']}", markup=False, highlight=False))
+        _emit(as_json, doc, lambda d: [out.print(line, markup=False, highlight=False) for line in
+                                       [f"saved {d['config_file']}", *(n["message"] for n in d.get("notes", []))]])
 
 
 # -- fixtures / demo --------------------------------------------------------------------------
@@ -764,6 +765,8 @@ def eval_cmd(
     max_false_hit: Annotated[float | None, typer.Option("--max-false-hit",
                                                         help="Also gate empty-answer false hits.")] = None,
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for eval-<index_rev>.json.")] = Path("reports"),
+    semantic: Annotated[str, typer.Option(
+        "--semantic", help="off | on | both | auto (both when the [semantic] extra is installed).")] = "auto",
     as_json: JsonOpt = False,
 ) -> None:
     """Run the golden set on generated data; recall@k, MRR, nDCG, zero-result, false hits; gate on thresholds."""
@@ -772,7 +775,7 @@ def eval_cmd(
     with _errors(as_json):
         report = Warehouse.eval(golden, generate, sessions=sessions, seed=seed, out_dir=out_dir,
                                 min_recall3=min_recall3, min_mrr=min_mrr, max_zero=max_zero,
-                                max_false_hit=max_false_hit, log=_log(as_json))
+                                max_false_hit=max_false_hit, log=_log(as_json), semantic=semantic)
         _emit(as_json, report, lambda d: print_eval(out, d))
     if not report["passed"]:
         raise typer.Exit(code=1)

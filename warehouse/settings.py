@@ -59,6 +59,8 @@ class Exclude(_Strict):
 
 
 class Semantic(_Strict):
+    """The semantic lane (FR-5.1): off by default; `local` = the bundled model, no text leaves the machine."""
+
     enabled: bool = False
     provider: Literal["local"] = "local"
 
@@ -142,13 +144,18 @@ class Settings(_Strict):
 
     def index_affecting(self) -> dict[str, Any]:
         """Settings that change what is indexed or how: they are hashed into `index_rev`."""
-        return {
+        out: dict[str, Any] = {
             "sources": self.sources.model_dump(),
             "exclude": self.exclude.model_dump(),
             "redact_secrets": self.redact_secrets,
             "retention_days": self.retention_days,
             "index": self.index.model_dump(),
         }
+        if self.semantic.enabled:  # off adds nothing: index_rev stays what it was before the semantic lane
+            from warehouse.embed import model_key
+
+            out["semantic"] = {"provider": self.semantic.provider, "model": model_key()}
+        return out
 
 
 def _env_overrides(env: dict[str, str] | os._Environ[str]) -> dict[str, str]:

@@ -70,9 +70,29 @@ def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dic
         "coverage": build.get("coverage"),
         "sources": per_source,
         "errors": errors,
+        "semantic": _semantic(settings, build),
         "degradations": [
             {"source": name, "units_failed": s["error"],
              "codes": sorted({e["code"] for e in errors if e["source"] == name})}
             for name, s in sorted(per_source.items()) if s["error"]
         ],
     }
+
+
+def _semantic(settings: Settings, build: dict[str, Any]) -> dict[str, Any]:
+    """Whether the vector side can answer: enabled, model installed, and vectors in the published generation."""
+    from warehouse import embed
+
+    vectors = build.get("semantic")
+    installed = embed.installed()
+    if not settings.semantic.enabled:
+        state = "off"
+    elif not installed:
+        state = "unavailable"  # KNOWLEDGE_SEMANTIC_UNAVAILABLE: the [semantic] extra is missing
+    elif not vectors:
+        state = "not_built"  # enabled after the published build: the next reindex embeds
+    else:
+        state = "ready"
+    return {"enabled": settings.semantic.enabled, "provider": settings.semantic.provider, "local": True,
+            "installed": installed, "model": embed.model_key() if installed else None, "state": state,
+            "vectors": vectors}

@@ -40,7 +40,7 @@ def phase_reindex(p: dict[str, Any]) -> dict[str, Any]:
         runs.append({"seconds": round(dt, 3), "outcome": rec["outcome"], "index_rev": rec["index_rev"],
                      "warmup": i < p.get("warmup", 0), "build_s": build.get("build_s"),
                      "models_s": build.get("models_s"), "lexical_s": (build.get("lexical") or {}).get("seconds"),
-                     "docs": (build.get("lexical") or {}).get("docs"),
+                     "docs": (build.get("lexical") or {}).get("docs"), "semantic": build.get("semantic"),
                      "changed_units": sum(s["units"]["changed"] for s in rec["extract"]["sources"])})
     timed = [r["seconds"] for r in runs if not r["warmup"]]
     return {"runs": runs, "median_s": round(statistics.median(timed), 3) if timed else None,

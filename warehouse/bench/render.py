@@ -36,6 +36,21 @@ def print_bench(console: Console, r: dict[str, Any]) -> None:
         s.add_row(f"auto, one workspace (own process, peak RSS {v['peak_rss_mb']} MB)",
                   *(f"{v[k]:.1f}" for k in ("p50_ms", "p95_ms", "max_ms")), str(v["not_found"]))
     console.print(s)
+    sem = r.get("semantic") or {}
+    if "search" in sem:
+        vb = sem["build"]["vectors"] or {}
+        s2 = Table(title=f"semantic on: search latency, warm (peak RSS {sem['search']['peak_rss_mb']} MB); cold build "
+                         f"{sem['build']['seconds']} s (peak RSS {sem['build']['peak_rss_mb']} MB), "
+                         f"{vb.get('embedded')} units embedded in {vb.get('embed_s')} s = {vb.get('texts_per_s')}/s; "
+                         f"one changed session {sem['one_changed_session']['seconds']} s, "
+                         f"{(sem['one_changed_session']['vectors'] or {}).get('embedded')} embedded")
+        for c in ("mode", "p50 ms", "p95 ms", "max ms", "not found"):
+            s2.add_column(c)
+        for mode, v in sem["search"]["modes"].items():
+            s2.add_row(mode, *(f"{v[k]:.1f}" for k in ("p50_ms", "p95_ms", "max_ms")), str(v["not_found"]))
+        console.print(s2)
+    elif sem.get("skipped"):
+        console.print(f"semantic: skipped ({sem['skipped']})")
     f = r["baseline"]["sqlite_fts5"]
     console.print(f"baseline per lane (k={f['k']}): ours lexical p50 {f['ours_lexical']['p50_ms']} ms vs FTS5 bm25 "
                   f"p50 {f['fts5_bm25']['p50_ms']} ms (ours/FTS5 {f['ratio_p50_ours_over_fts5']}x, p95 "

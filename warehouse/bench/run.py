@@ -98,6 +98,35 @@ def _fresh_copy(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst, symlinks=True)
 
 
+def _semantic_phases(base: dict[str, Any], copy: Path, queries: list[str], build_env: dict[str, str] | None,
+                     say: Callable[[str], None]) -> dict[str, Any]:
+    """The same data with semantic.enabled in the same run: a cold build (embedding throughput), a rerun
+    after one changed session (vector reuse) and warm search per mode, each in its own process."""
+    from warehouse import embed
+
+    if not embed.installed():
+        return {"skipped": "the [semantic] extra is not installed"}
+    env = {**(build_env or {}), "AKW_SEMANTIC__ENABLED": "true"}
+    home = copy / "akw-semantic"
+    shutil.rmtree(home, ignore_errors=True)
+    p = {**base, "home": str(home)}
+    say("semantic on: cold extract+build (embedding) …")
+    cold = spawn({**p, "phase": "reindex", "mode": "full", "repeat": 1}, env)
+    say("semantic on: one-changed-session rerun …")
+    changed = spawn({**p, "phase": "reindex", "warmup": 0, "repeat": 1, "mutate": str(pick_session(copy / "dsh"))},
+                    env)
+    say(f"semantic on: search latency: {len(queries)} queries x 5 modes …")
+    search = spawn({**p, "phase": "search", "queries": queries}, env)
+    gen = generation.current(home / "generations")
+    run = cold["runs"][0]
+    return {"build": {"seconds": run["seconds"], "build_s": run["build_s"], "peak_rss_mb": cold["peak_rss_mb"],
+                      "vectors": run["semantic"]},
+            "one_changed_session": {"seconds": changed["runs"][0]["seconds"], "peak_rss_mb": changed["peak_rss_mb"],
+                                    "vectors": changed["runs"][0]["semantic"]},
+            "search": search, "generation_bytes": gen.path.stat().st_size if gen else 0,
+            "index_rev": gen.index_rev if gen else None}
+
+
 def run_bench(scale: Scale, work: Path, out_dir: Path | None = Path("reports"),
               log: Callable[[str], None] | None = None) -> dict[str, Any]:
     say = log or (lambda _m: None)
@@ -135,6 +164,7 @@ def run_bench(scale: Scale, work: Path, out_dir: Path | None = Path("reports"),
     search["filtered"] = spawn({**p, "phase": "search_filtered", "queries": queries})
     say("baseline: SQLite FTS5 bm25() on the same documents …")
     baseline = spawn({**p, "phase": "baseline", "queries": queries, "sqlite": str(copy / "fts5-baseline.sqlite")})
+    semantic = _semantic_phases(base, copy, queries, build_env, say)
     gen = generation.current(home / "generations")
     index_rev = gen.index_rev if gen else "none"
     report = {
@@ -159,6 +189,7 @@ def run_bench(scale: Scale, work: Path, out_dir: Path | None = Path("reports"),
         "baseline": {"sqlite_fts5": baseline, "bm25s": bm25s_status(),
                      "search_auto_p50_over_fts5_p50": round(search["modes"]["auto"]["p50_ms"]
                                                             / max(baseline["fts5_bm25"]["p50_ms"], 1e-6), 1)},
+        "semantic": semantic,
         "size": {"generation_bytes": gen.path.stat().st_size if gen else 0,
                  "lake_bytes": dir_bytes(home / "lake"), "home_bytes": dir_bytes(home),
                  "source_dsh_bytes": dir_bytes(src / "dsh")},

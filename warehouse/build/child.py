@@ -62,6 +62,11 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
         prev = job.get("previous")
         lex = lexical_index.build_lexical_index(con, Path(prev) if prev else None)
         con.execute(build_sql("doc_lookup"))
+        semantic = None
+        if job.get("semantic"):
+            from warehouse.build import embeddings
+
+            semantic = embeddings.build_vectors(con, Path(prev) if prev else None, Path(f"{build_path}.vec.parquet"))
         built_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         con.execute(f"CREATE TABLE akw_meta AS SELECT {literal(job['index_rev'])} AS index_rev, "
                     f"{literal(built_at)} AS built_at, {literal(__version__)} AS akw_version")
@@ -74,6 +79,8 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
         stats = {"models": built, "models_s": round(t_models, 3), "lexical": lex,
                  "build_s": round(time.perf_counter() - t, 3), "counts": counts, "coverage": coverage,
                  "db_bytes": build_path.stat().st_size, "peak_rss_mb": _peak_rss_mb()}
+        if semantic is not None:
+            stats["semantic"] = semantic
         if on_done is not None and not Path(f"{build_path}.wal").exists():
             shutil.rmtree(f"{build_path}.tmp", ignore_errors=True)  # DuckDB's spill folder (close removes it)
             on_done(stats)

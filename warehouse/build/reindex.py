@@ -19,6 +19,7 @@ from warehouse import generation, outbox
 from warehouse.build import index_rev
 from warehouse.build.source_state import write_source_state
 from warehouse.build.spawn import run_build_child
+from warehouse.build.vector_job import semantic_job
 from warehouse.errors import Code, KnowledgeError
 from warehouse.extract import ensure_lake_schemas, run_extract
 from warehouse.extract.base import Progress, utc_now_iso
@@ -99,7 +100,8 @@ def _build(paths: Paths, settings: Settings, build_path: Path, record: dict[str,
     job = {"build_path": str(build_path), "lake": str(paths.lake), "runs": runs, "index_rev": record["index_rev"],
            "assignments": outbox.assignment_rows(paths),
            "memory_limit": settings.index.memory_limit, "threads": settings.index.threads,
-           "previous": str(published.path) if published else None}
+           "previous": str(published.path) if published else None,
+           **semantic_job(settings, record)}
     if progress:
         progress("build", 0, 1)
     stats = run_build_child(job, build_path, record)

@@ -54,11 +54,15 @@ Opener = Callable[[Paths, Settings], Home]
 
 
 def open_home(opener: Opener, data: Path, name: str, extra_skill_dirs: list[Path] | None = None,
-              dsh_home: Path | None = None) -> Home:
-    """A warehouse over `data`'s sources with its own home `data/<name>`; extra skill dirs go to its config."""
+              dsh_home: Path | None = None, semantic: bool = False) -> Home:
+    """A warehouse over `data`'s sources with its own home `data/<name>`; extra skill dirs go to its config,
+    and so does `semantic.enabled` when `semantic` (a semantic home is a home of its own: `<name>-sem`)."""
     data = Path(data).absolute()
-    paths = Paths.resolve(dsh_home or data / "dsh", data / "autoclaw", data / name)
+    paths = Paths.resolve(dsh_home or data / "dsh", data / "autoclaw", data / (f"{name}-sem" if semantic else name))
     settings = Settings.load(paths.config_file)
+    if semantic and not settings.semantic.enabled:
+        settings = settings.with_value("semantic.enabled", "true")
+        settings.save(paths.config_file)
     if extra_skill_dirs is not None:
         wanted = json.dumps([str(Path(d).absolute()) for d in extra_skill_dirs])
         settings = settings.with_value("sources.extra_skill_dirs", wanted)  # as `akw config set` does

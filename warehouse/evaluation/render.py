@@ -34,6 +34,19 @@ def print_eval(console: Console, r: dict[str, Any], misses: int = 25) -> None:
     for name, agg in s.get("empty_by_slice", {}).items():
         console.print(f"  slice {name}: {agg['n']} · false-hit rate {_fmt(agg['false_hit_rate'])}"
                       f" · any item {_fmt(agg['any_item_rate'])}")
+    sem = r.get("semantic") or {}
+    if len(sem.get("modes", [])) > 1:
+        st = Table(title="semantic off / on per slice")
+        st.add_column("slice")
+        for c in ("n", "recall@3", "mrr", "ndcg@10", "zero", "false hits"):
+            st.add_column(c, justify="right")
+        for name, per in sem["by_slice"].items():
+            for mode in sem["modes"]:
+                agg, emp = per.get(mode, {}), per.get("empty", {}).get(mode, {})
+                st.add_row(f"{name} · {mode}", str(agg.get("n", 0)), _fmt(agg.get("recall@3")), _fmt(agg.get("mrr")),
+                           _fmt(agg.get("ndcg@10")), _fmt(agg.get("zero_result_rate")),
+                           f"{_fmt(emp.get('false_hit_rate'))} of {emp.get('n', 0)}")
+        console.print(st)
     if s["skipped"]:
         reasons = sorted({q["reason"] for q in r["queries"] if q["status"] == "skipped"})
         console.print(f"[yellow]skipped {s['skipped']}[/yellow]: " + "; ".join(reasons))

@@ -39,6 +39,21 @@ class EvalConfig:
     realdata: Path | None = field(default_factory=homes.realdata_dir)  # None: skip the real-skills slice
     limit: int = 10
     out_dir: Path | None = Path("reports")  # None: do not write a report file
+    semantic: str = "auto"  # off | on | both | auto (= both when the [semantic] extra is installed, else off)
+
+
+SEMANTIC_CHOICES = ("off", "on", "both", "auto")
+
+
+def semantic_modes(choice: str) -> list[str]:
+    """The semantic settings eval runs the golden set with, the report's primary one first."""
+    from warehouse import embed
+
+    if choice not in SEMANTIC_CHOICES:
+        raise ValueError(f"semantic: one of {', '.join(SEMANTIC_CHOICES)}")
+    if choice == "auto":
+        return ["off", "on"] if embed.installed() else ["off"]
+    return ["off", "on"] if choice == "both" else [choice]
 
 
 @dataclass(frozen=True)
@@ -157,6 +172,56 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 # -- the whole run --------------------------------------------------------------------------------
+def _run_golden(opener: homes.Opener, cfg: EvalConfig, golden: Any, manifest: dict[str, Any], semantic: bool,
+                say: Callable[[str], None]) -> tuple[Any, ...]:
+    """Index the homes of one semantic setting and run every golden query on them."""
+    tag = " (semantic on)" if semantic else ""
+    wh = homes.open_home(opener, cfg.data_dir, "akw-home", semantic=semantic)
+    say(f"indexing the synthetic home{tag} …")
+    rev = wh.reindex(mode="incremental")["index_rev"]
+    real_wh, rev_real, real_names, real_note = None, None, None, None
+    wants_real = any(q.slice == "real_skills" for q in golden.queries)
+    if wants_real and cfg.realdata is None:
+        real_note = "real skills not found at <repo>/../shared/realdata/skills: real_skill queries skipped"
+        say(real_note)
+    elif wants_real:
+        real_names = homes.real_skill_names(cfg.realdata)
+        real_wh = homes.open_home(opener, cfg.data_dir, "akw-home-real", homes.real_skill_dirs(cfg.realdata),
+                                  semantic=semantic)
+        say(f"indexing the real-skills home{tag} …")
+        rev_real = real_wh.reindex(mode="incremental")["index_rev"]
+    resolver = Resolver(manifest, real_names)
+    records = []
+    for q in golden.queries:
+        if q.slice == "real_skills" and real_wh is None:
+            records.append({"id": q.id, "kind": q.kind, "lang": q.lang, "slice": q.slice, "mode": q.mode,
+                            "text": q.text, "selector": q.expect.selector, "status": "skipped",
+                            "reason": real_note})
+            continue
+        records.append(run_query(real_wh if q.slice == "real_skills" else wh, resolver, q, cfg.limit))
+    return rev, rev_real, real_wh, real_note, resolver, records
+
+
+def semantic_section(runs: dict[str, tuple[Any, ...]]) -> dict[str, Any]:
+    """Every slice with semantic off and on, side by side (plus each setting's empty-answer checks)."""
+    out: dict[str, Any] = {"modes": list(runs), "by_slice": {}, "empty": {}, "index_rev": {}}
+    for mode, (rev, _rr, _w, _n, _r, records) in runs.items():
+        summary = summarize(records)
+        out["index_rev"][mode] = rev
+        out["empty"][mode] = summary["empty"]
+        out.setdefault("overall", {})[mode] = summary["overall"]
+        for name, agg in summary["by_slice"].items():
+            out["by_slice"].setdefault(name, {})[mode] = agg
+        # the empty-answer queries of each slice, scored by false hits only
+        for name in summary["by_slice"]:
+            out["by_slice"][name].setdefault("empty", {})[mode] = aggregate_empty(
+                [r for r in records if r["slice"] == name])
+    if len(runs) > 1:
+        extra = list(runs)[1]
+        out["queries"] = {extra: runs[extra][5]}
+    return out
+
+
 def run_eval(opener: homes.Opener, cfg: EvalConfig, thresholds: Thresholds = Thresholds(),
              log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Generate (or reuse) data, index it, run every golden query, return (and write) the report.
@@ -168,28 +233,9 @@ def run_eval(opener: homes.Opener, cfg: EvalConfig, thresholds: Thresholds = Thr
     golden = load_golden(cfg.golden)
     say(f"data: {cfg.data_dir} (sessions={cfg.sessions}, seed={cfg.seed})")
     manifest = homes.ensure_generated(cfg.data_dir, cfg.sessions, cfg.seed, cfg.events)
-    wh = homes.open_home(opener, cfg.data_dir, "akw-home")
-    say("indexing the synthetic home …")
-    rev = wh.reindex(mode="incremental")["index_rev"]
-    real_wh, rev_real, real_names, real_note = None, None, None, None
-    wants_real = any(q.slice == "real_skills" for q in golden.queries)
-    if wants_real and cfg.realdata is None:
-        real_note = "real skills not found at <repo>/../shared/realdata/skills: real_skill queries skipped"
-        say(real_note)
-    elif wants_real:
-        real_names = homes.real_skill_names(cfg.realdata)
-        real_wh = homes.open_home(opener, cfg.data_dir, "akw-home-real", homes.real_skill_dirs(cfg.realdata))
-        say("indexing the real-skills home …")
-        rev_real = real_wh.reindex(mode="incremental")["index_rev"]
-    resolver = Resolver(manifest, real_names)
-    records = []
-    for q in golden.queries:
-        if q.slice == "real_skills" and real_wh is None:
-            records.append({"id": q.id, "kind": q.kind, "lang": q.lang, "slice": q.slice, "mode": q.mode,
-                            "text": q.text, "selector": q.expect.selector, "status": "skipped",
-                            "reason": real_note})
-            continue
-        records.append(run_query(real_wh if q.slice == "real_skills" else wh, resolver, q, cfg.limit))
+    modes = semantic_modes(cfg.semantic)
+    runs = {mode: _run_golden(opener, cfg, golden, manifest, mode == "on", say) for mode in modes}
+    rev, rev_real, real_wh, real_note, resolver, records = runs[modes[0]]
     summary = summarize(records)
     failures = thresholds.failures(summary["overall"], summary["empty"])
     report = {
@@ -200,7 +246,7 @@ def run_eval(opener: homes.Opener, cfg: EvalConfig, thresholds: Thresholds = Thr
                    "sha256": hashlib.sha256(Path(cfg.golden).read_bytes()).hexdigest()},
         "real_skills": str(cfg.realdata) if real_wh is not None else real_note,
         "thresholds": asdict(thresholds), "summary": summary, "passed": not failures, "failures": failures,
-        "queries": records, "duration_s": round(time.perf_counter() - t0, 2),
+        "queries": records, "semantic": semantic_section(runs), "duration_s": round(time.perf_counter() - t0, 2),
     }
     if failures:
         report["errors"] = [{"code": BELOW_THRESHOLD, "message": "; ".join(failures)}]

@@ -23,6 +23,7 @@ from warehouse.search.contract import (
     Freshness,
     Fusion,
     Lanes,
+    LaneSemantic,
     Limits,
     Routing,
     SearchRequest,
@@ -41,9 +42,14 @@ BACKENDS = {"episodes": "akw.episode-index", "code": "akw.code-index", "skills":
 
 def assemble(cur: duckdb.DuckDBPyConnection, gen: generation.Generation, req: SearchRequest, routing: Routing,
              weights: dict[str, float], state: dict[str, LaneState], fused: list[tuple], actor_rows: list[tuple],
-             terms_by_doc: dict[tuple[str, int], list[str]], no_source: bool, settings: Settings) -> SearchResponse:
-    """The whole response before the budget; `cur` is the plain cursor (item details)."""
-    items = lane_items(cur, req, fused, terms_by_doc)
+             terms_by_doc: dict[tuple[str, int], list[str]], no_source: bool, settings: Settings,
+             vec_by_doc: dict[tuple[str, int], float] | None = None,
+             semantic: dict[str, LaneSemantic] | None = None) -> SearchResponse:
+    """The whole response before the budget; `cur` is the plain cursor (item details).
+
+    `vec_by_doc` / `semantic` only with semantic.enabled: each item's similarity and each lane's vector state."""
+    items = lane_items(cur, req, fused, terms_by_doc, vec_by_doc)
+    sem = semantic or {}
     doc_actor = {doc_key: actor for lane, _, doc_key, *_, actor in fused if lane == "episodes" and actor}
     actors = actor_answers(req, actor_rows, items["episodes"], doc_actor, settings.dispatch)
     warnings, errors = _notices(req, state, items, no_source)
@@ -51,13 +57,16 @@ def assemble(cur: duckdb.DuckDBPyConnection, gen: generation.Generation, req: Se
     lanes = Lanes(
         episodes=EpisodeLane(backend=BACKENDS["episodes"], index_rev=ep["rev"], observed_at=gen.published_at,
                              degraded=ep["degraded"], degradation_reason=ep["reason"],
-                             counts={"indexed_docs": ep["docs"]}, items=items["episodes"]),
+                             counts={"indexed_docs": ep["docs"]}, semantic=sem.get("episodes"),
+                             items=items["episodes"]),
         code=CodeLane(backend=BACKENDS["code"], index_rev=co["rev"],
                       capability="degraded" if co["unavailable"] else ("partial" if co["degraded"] else "full"),
                       freshness=Freshness(stale=False, verified_by="content-hash"),
-                      degraded=co["degraded"], degradation_reason=co["reason"], items=items["code"]),
+                      degraded=co["degraded"], degradation_reason=co["reason"], semantic=sem.get("code"),
+                      items=items["code"]),
         skills=SkillLane(backend=BACKENDS["skills"], index_rev=sk["rev"], degraded=sk["degraded"],
-                         degradation_reason=sk["reason"], items=items["skills"]) if "skills" in req.include
+                         degradation_reason=sk["reason"], semantic=sem.get("skills"),
+                         items=items["skills"]) if "skills" in req.include
         and sk is not None else None,
     )
     returned = sum(len(v) for v in items.values())

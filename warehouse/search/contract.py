@@ -214,6 +214,15 @@ class EpisodeItem(_Out):
     why: list[str] = Field(default_factory=list)
 
 
+class LaneSemantic(_Out):
+    """Whether a lane's vector side answered (only with semantic.enabled; absent when it is off)."""
+
+    state: Literal["answered", "no_vectors", "unavailable", "failed", "timed_out"]
+    model: str | None = None
+    hits: int | None = None
+    reason: str | None = None
+
+
 class EpisodeLane(_Out):
     _keep_none = frozenset({"degradation_reason"})
     source: Literal["harness.session-query"] = "harness.session-query"
@@ -223,6 +232,7 @@ class EpisodeLane(_Out):
     degraded: bool = False
     degradation_reason: str | None = None
     counts: dict[str, int] | None = None
+    semantic: LaneSemantic | None = None
     items: list[EpisodeItem] = Field(default_factory=list)
 
 
@@ -256,6 +266,7 @@ class CodeLane(_Out):
     freshness: Freshness | None = None
     degraded: bool = False
     degradation_reason: str | None = None
+    semantic: LaneSemantic | None = None
     items: list[CodeItem] = Field(default_factory=list)
 
 
@@ -284,6 +295,7 @@ class SkillLane(_Out):
     index_rev: str
     degraded: bool = False
     degradation_reason: str | None = None
+    semantic: LaneSemantic | None = None
     items: list[SkillItem] = Field(default_factory=list)
 
 

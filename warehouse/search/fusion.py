@@ -43,8 +43,12 @@ def read_newest(con: duckdb.DuckDBPyConnection) -> str:
 
 
 def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, float], req: SearchRequest,
-         exp: synonyms.Expansion, lane_info: Mapping[str, LaneInfo], newest: str) -> tuple[list[tuple], list[tuple]]:
-    """(fused items in answer order, actor rows) on the session cursor `sess`."""
+         exp: synonyms.Expansion, lane_info: Mapping[str, LaneInfo], newest: str,
+         semantic: tuple[str, float, float] | None = None) -> tuple[list[tuple], list[tuple]]:
+    """(fused items in answer order, actor rows) on the session cursor `sess`.
+
+    `semantic` (semantic.enabled): the vector hits as `_vec` VALUES and the two similarity gates;
+    fusion then also ranks by meaning inside each lane (sql/queries/fuse_semantic.sql)."""
     terms = exp.terms[:MAX_COVERAGE_TERMS]
     bit = {t: 1 << i for i, t in enumerate(terms)}
     n_docs = max(sum(int(v.get("docs", 0)) for v in lane_info.values()), 1)
@@ -73,8 +77,15 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     args = [literals.double(weights.get(ln, 0.0)) for ln in LANES] + [
         literals.double(sum(idf) or 1.0), literals.double(MIN_COVERAGE), literals.double(MIN_BEST_COVERAGE),
         literals.bigint(2 if len(groups) >= 3 else 1), literals.bigint(K_LANE), literals.double(RRF_K),
-        literals.integers(masks), literals.doubles(idf), literals.bigint(anchor)]
-    sess.execute(f"EXECUTE akw_fuse({', '.join(args)})")
+        literals.integers(masks), literals.doubles(idf)]
+    anchor_arg = literals.bigint(anchor)
+    if semantic is None:
+        sess.execute(f"EXECUTE akw_fuse({', '.join([*args, anchor_arg])})")
+    else:
+        values, vec_min, vec_min_best = semantic
+        sess.execute(f"DELETE FROM _vec; INSERT INTO _vec VALUES {values}" if values else "DELETE FROM _vec")
+        gates = [literals.double(vec_min), literals.double(vec_min_best)]
+        sess.execute(f"EXECUTE akw_fuse_sem({', '.join([*args, *gates, anchor_arg])})")
     slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
     fused = sess.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()
     return fused, sess.execute(f"EXECUTE akw_actors('{newest}'::TIMESTAMPTZ)").fetchall()

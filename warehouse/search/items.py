@@ -29,8 +29,9 @@ def iso(v: Any) -> str | None:
 
 
 def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[tuple],
-               terms_by_doc: dict[tuple[str, int], list[str]]) -> dict[str, list[Any]]:
-    """Lane → its items, in fusion's order."""
+               terms_by_doc: dict[tuple[str, int], list[str]],
+               vec_by_doc: dict[tuple[str, int], float] | None = None) -> dict[str, list[Any]]:
+    """Lane → its items, in fusion's order; `vec_by_doc` (semantic on) adds `vec: 0.83` to `why`."""
     details = {}
     if fused:
         ids = ",".join(str(int(r[1])) for r in fused)
@@ -46,7 +47,10 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
         snippet = None if locator else make_snippet(d["text"] or "", terms + words, req.budget.snippet_chars)
         why = [msg("item.lexical", "en", terms=", ".join(terms[:6])),
                msg("item.coverage", "en", coverage=coverage)] if terms else []
-        if lane == "episodes":
+        vec = (vec_by_doc or {}).get((lane, doc_id))
+        if vec is not None:
+            why.append(msg("item.vector", "en", similarity=vec))
+        if lane == "episodes" and (terms or vec is None):
             why.insert(0, msg("item.fts_match", "en", event_type=d["event_type"]))
             if d["outcome"]:
                 why.append(msg("item.outcome", "en", outcome=d["outcome"]))

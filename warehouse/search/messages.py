@@ -62,6 +62,9 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "item.fts_match": {"en": "fts: match in {event_type}"},
     "item.lexical": {"en": "lex: {terms}"},
     "item.coverage": {"en": "coverage: {coverage:.2f}"},
+    "item.vector": {"en": "vec: {similarity:.2f}"},
+    "vec.no_vectors": {"en": "no {lane} units are embedded in this generation"},
+    "vec.not_built": {"en": "this generation was built without vectors: run `akw reindex` with semantic.enabled"},
     "item.outcome": {"en": "outcome: {outcome}"},
     # -- lanes.<lane>.degradation_reason and warnings: English -------------------------------
     "lane.source_disabled": {"en": "the {lane} source is disabled in settings"},

@@ -23,10 +23,10 @@ from typing import Any
 
 import duckdb
 
-from warehouse import generation
+from warehouse import embed, generation
 from warehouse.errors import Code, KnowledgeError
 from warehouse.proc import keep_heap_warm
-from warehouse.search import synonyms
+from warehouse.search import synonyms, vector
 from warehouse.search.answer import assemble
 from warehouse.search.budget import apply_budget
 from warehouse.search.contract import SearchRequest, SearchResponse, Trace, TraceLane, parse_request
@@ -67,6 +67,10 @@ class SearchEngine:
         self._watchdog = Watchdog()  # interrupts a lane query past LANE_TIMEOUT_S
         keep_heap_warm()
         self._cache = ResponseCache(cache_size)
+        self._semantic = settings.semantic.enabled  # the vector side of the lanes (search/vector.py)
+        self._vec_info: dict[str, int] | None = None
+        if self._semantic and embed.installed():
+            embed.encoder()  # the model loads once per process (~0.8 s), not in the first search
 
     # -- connection ------------------------------------------------------------------
     def reader(self) -> tuple[duckdb.DuckDBPyCursor, generation.Generation]:
@@ -90,6 +94,7 @@ class SearchEngine:
                 # give freed query memory back to the OS soon: a long-lived search process stays small
                 self._con.execute("SET allocator_flush_threshold = '16MB'")
                 self._lane_info = read_lane_info(self._con)
+                self._vec_info = vector.read_vec_info(self._con) if self._semantic else None
                 self._newest = read_newest(self._con)
                 self._terms = TermCache()
                 self._cache.clear()
@@ -99,13 +104,13 @@ class SearchEngine:
             if getattr(local, "gen_path", None) != self._gen.path or getattr(local, "con", None) is not self._con:
                 # two cursors: plain queries (lexical lanes, item details) keep the full optimizer; the
                 # session cursor holds the temp tables and the prepared fusion/actor statements
-                local.cur, local.sess = self._con.cursor(), prepare_session(self._con.cursor())
+                local.cur, local.sess = self._con.cursor(), prepare_session(self._con.cursor(), self._semantic)
                 local.gen_path, local.con, local.uses, local.terms = self._gen.path, self._con, 0, self._terms
             elif local.uses >= SESSION_USES:
                 # DuckDB keeps deleted rows of the session tables until they are dropped, so every
                 # search scanned all earlier searches' rows (fusion 3x slower after 650 searches)
                 local.sess.close()
-                local.sess, local.uses = prepare_session(self._con.cursor()), 0
+                local.sess, local.uses = prepare_session(self._con.cursor(), self._semantic), 0
             local.uses += 1
             return local.cur, self._gen
 
@@ -156,10 +161,20 @@ class SearchEngine:
                               lookup=lambda terms: memo.lookup(cur, terms))
         lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog)
         hits = lanes.hits
-        fused, actor_rows = fuse(sess, hits, weights, req, exp, self._lane_info, self._newest) if hits else ([], [])
+        vec = None if not self._semantic or lanes.no_source else \
+            vector.run_vectors(cur, req, lanes.state, self._vec_info, self._watchdog)
+        semantic = None
+        if vec is not None:
+            hits = vector.with_vector_hits(hits, vec)
+            semantic = (vector.vec_rows(vec), vector.VEC_MIN, vector.VEC_MIN_BEST)
+        fused, actor_rows = fuse(sess, hits, weights, req, exp, self._lane_info, self._newest,
+                                 semantic) if hits else ([], [])
         terms_by_doc = {(lane, d): terms for lane, d, _, terms in hits}
+        vec_by_doc = vector.item_similarity(sess) if vec is not None and fused else None
         resp = assemble(cur, gen, req, routing, weights, lanes.state, fused, actor_rows, terms_by_doc,
-                        lanes.no_source, self.settings)
+                        lanes.no_source, self.settings, vec_by_doc, vec.state if vec is not None else None)
+        if vec is not None:
+            resp.warnings.extend(vec.warnings)
         resp = apply_budget(resp, req.budget.max_tokens)
         for tr in lanes.traces:
             tr.items = len(getattr(resp.lanes, tr.lane).items) if getattr(resp.lanes, tr.lane) is not None else 0

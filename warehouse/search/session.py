@@ -15,7 +15,7 @@ from warehouse.search import lexical
 from warehouse.sqlfiles import query_sql
 
 
-def prepare_session(cur: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+def prepare_session(cur: duckdb.DuckDBPyConnection, semantic: bool = False) -> duckdb.DuckDBPyConnection:
     """Input tables and prepared fusion/slots/actors statements on a fresh cursor (planned once).
 
     The plans are made while the input tables are empty and reused for every search, so the
@@ -29,4 +29,8 @@ def prepare_session(cur: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection
     for name in ("fuse", "slots"):
         cur.execute(query_sql(name))
     cur.execute("PREPARE akw_actors AS\n" + query_sql("actors"))
+    if semantic:  # the vector hits' table and the fusion that ranks by meaning too (search/vector.py)
+        for stmt in cur.extract_statements(query_sql("session_semantic")):
+            cur.execute(stmt)
+        cur.execute(query_sql("fuse_semantic"))
     return cur

@@ -1,0 +1,207 @@
+"""The semantic lane (FR-5.1, opt-in): real model, real generations, real searches; nothing mocked.
+
+Off: nothing of it runs and answers are the lexical ones. On: episode/memory/skill units are
+embedded in the build (reused by text md5 across builds), each lane's vector side is fused with
+its lexical ranking, and a cross-lingual paraphrase finds what the lexical index misses.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pytest
+
+import akw_fixtures
+from warehouse import embed
+from warehouse.api import Warehouse
+from warehouse.bench.mutate import append_event, pick_session
+from warehouse.errors import Code
+from warehouse.paths import Paths
+from warehouse.settings import Settings
+
+pytestmark = pytest.mark.skipif(not embed.installed(), reason="the [semantic] extra is not installed")
+
+# cross-lingual paraphrases whose target the lexical ranking puts below another episode (checked below)
+RU_OVER_EN = ("кто снимал резервную копию postgres и проверял, что она восстанавливается?",
+              "Back up and restore the shop Postgres database")
+EN_OVER_RU = ("who moved the website to a new server", "Перенос сайта iya.ru на новый сервер 91.201.52.14")
+
+
+def _home(src: Path, home: Path, semantic: bool) -> Warehouse:
+    if semantic:
+        Settings().with_value("semantic.enabled", "true").save(Paths.resolve(src / "dsh", src / "autoclaw",
+                                                                             home).config_file)
+    wh = Warehouse.open(src / "dsh", src / "autoclaw", home)
+    wh.reindex()
+    return wh
+
+
+@pytest.fixture(scope="module")
+def src(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("src")
+    akw_fixtures.generate(out, sessions=24, seed=7)
+    return out
+
+
+@pytest.fixture(scope="module")
+def on(src: Path, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return _home(src, tmp_path_factory.mktemp("on"), semantic=True)
+
+
+@pytest.fixture(scope="module")
+def off(src: Path, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return _home(src, tmp_path_factory.mktemp("off"), semantic=False)
+
+
+def q(wh: Warehouse, query: str, **kw: Any) -> dict[str, Any]:
+    return wh.search({"schema": "knowledge.search/v1", "query": query, **kw})
+
+
+def _titles(resp: dict[str, Any], n: int = 3) -> list[str]:
+    return [(i.get("session") or {}).get("title") for i in resp["lanes"]["episodes"]["items"][:n]]
+
+
+def _vectors(home: Path) -> dict[str, bytes]:
+    path = sorted(glob.glob(str(home / "generations" / "*.duckdb")))[-1]
+    con = duckdb.connect(path, read_only=True)
+    try:
+        return {md5: np.asarray(v, dtype=np.float32).tobytes()
+                for md5, v in con.execute("SELECT DISTINCT text_md5, vec FROM akw_vec").fetchall()}
+    finally:
+        con.close()
+
+
+# -- the model -------------------------------------------------------------------------------------
+def test_embedding_is_a_function_of_the_text_and_round_trips_through_sql() -> None:
+    text = "Восстановление доступа к MySQL: root@localhost через auth_socket"
+    a, b = embed.embed(text), embed.embed_each(["other text first", text])[1]
+    assert a.shape == (embed.DIMS,) and a.dtype == np.float32
+    assert np.array_equal(a, b)  # same text -> the same bits, whatever is embedded around it
+    assert abs(float(np.linalg.norm(a)) - 1.0) < 1e-5
+    con = duckdb.connect()
+    back = np.asarray(con.execute(f"SELECT {embed.vector_literal(a)}").fetchone()[0], dtype=np.float32)
+    assert np.array_equal(back, a)
+    ru, en, other = embed.embed_each(["кто восстановил доступ к базе", "who restored database access", "рецепт борща"])
+    assert float(ru @ en) > float(ru @ other) + 0.3  # meaning crosses the language, topics do not
+
+
+def test_vector_literal_rejects_what_is_not_a_finite_vector() -> None:
+    with pytest.raises(ValueError):
+        embed.vector_literal(np.zeros(3, dtype=np.float32))
+    bad = np.zeros(embed.DIMS, dtype=np.float32)
+    bad[7] = np.nan
+    with pytest.raises(ValueError):
+        embed.vector_literal(bad)
+
+
+def test_not_installed_error_is_coded_and_says_how_to_install() -> None:
+    err = embed.not_installed_error()
+    assert err.code == Code.SEMANTIC_UNAVAILABLE.value and "[semantic]" in err.message
+
+
+# -- settings, index_rev -----------------------------------------------------------------------------
+def test_semantic_enters_index_rev_only_when_enabled() -> None:
+    off = Settings()
+    assert "semantic" not in off.index_affecting()  # off: index_rev is what it was before the lane
+    on = off.with_value("semantic.enabled", "true")
+    assert on.index_affecting()["semantic"]["model"] == embed.model_key()
+
+
+def test_config_set_says_semantic_is_local(src: Path, tmp_path: Path) -> None:
+    wh = Warehouse.open(src / "dsh", src / "autoclaw", tmp_path / "h")
+    doc = wh.config_set(["semantic.enabled=true"])
+    assert doc["agent-knowledge"]["semantic"]["enabled"] is True
+    assert doc["notes"][0]["code"] == "KNOWLEDGE_SEMANTIC_LOCAL" and "no text leaves" in doc["notes"][0]["message"]
+
+
+# -- the build -----------------------------------------------------------------------------------------
+def test_build_embeds_units_and_reuses_them_by_text(src: Path, tmp_path: Path) -> None:
+    import shutil
+
+    data = tmp_path / "src"
+    shutil.copytree(src, data, symlinks=True)
+    home = tmp_path / "home"
+    wh = _home(data, home, semantic=True)
+    first = wh.status()["semantic"]
+    assert first["state"] == "ready"
+    v1 = first["vectors"]
+    assert v1["units"] > 50 and v1["embedded"] == v1["distinct_texts"] and not v1["reused_from_previous"]
+    before = _vectors(home)
+    # one session changes: only unit texts the previous generation did not hold are embedded
+    append_event(pick_session(data / "dsh"), "semantic-reuse")
+    r = wh.reindex()
+    v2 = r["build"]["semantic"]
+    after = _vectors(home)
+    new_texts = set(after) - set(before)
+    assert v2["reused_from_previous"] and v2["embedded"] == len(new_texts) < v2["distinct_texts"]
+    assert all(after[m] == before[m] for m in set(after) & set(before))
+    # a cold build of the same data gives the same bits (vectors depend on the text only)
+    cold = tmp_path / "cold"
+    _home(data, cold, semantic=True)
+    assert _vectors(cold) == after
+
+
+def test_off_builds_no_vectors_and_answers_without_a_semantic_field(off: Warehouse) -> None:
+    assert off.status()["semantic"]["state"] == "off"
+    d = q(off, *RU_OVER_EN[:1])
+    assert all("semantic" not in (d["lanes"].get(ln) or {}) for ln in ("episodes", "code", "skills"))
+    assert not any(w.startswith("vec:") for ln in ("episodes", "code", "skills")
+                   for i in (d["lanes"].get(ln) or {}).get("items", []) for w in i["why"])
+
+
+# -- search ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("query,title", [RU_OVER_EN, EN_OVER_RU])
+def test_cross_lingual_query_ranks_what_lexical_misses(on: Warehouse, off: Warehouse, query: str, title: str) -> None:
+    assert _titles(q(off, query, mode="find_knowledge"), 1) != [title]
+    d = q(on, query, mode="find_knowledge")
+    assert _titles(d, 1) == [title]
+    item = next(i for i in d["lanes"]["episodes"]["items"] if i["session"]["title"] == title)
+    assert any(w.startswith("vec: 0.") for w in item["why"])
+    assert d["lanes"]["episodes"]["semantic"]["state"] == "answered"
+
+
+def test_absent_topic_stays_empty_with_semantic_on(on: Warehouse) -> None:
+    for text in ("рецепт борща со свёклой", "kafka consumer group rebalancing storm", "kubernetes helm chart upgrade"):
+        d = q(on, text)
+        assert d["found"] is False and d["actors"] == [], text
+
+
+def test_lane_states_say_what_the_vector_side_did(on: Warehouse) -> None:
+    d = q(on, "restore mysql access", include=["episodes", "code", "skills"])
+    lanes = d["lanes"]
+    assert lanes["episodes"]["semantic"]["state"] == "answered" and lanes["episodes"]["semantic"]["hits"] > 0
+    assert lanes["skills"]["semantic"]["state"] == "answered"
+    assert lanes["code"]["semantic"]["state"] == "no_vectors"  # code chunks are not embedded
+    assert not any(w["code"] == Code.SEMANTIC_UNAVAILABLE.value for w in d["warnings"])
+
+
+def test_semantic_on_over_a_generation_built_without_vectors_warns(src: Path, off: Warehouse) -> None:
+    home = off.paths.home
+    Settings.load(off.paths.config_file).with_value("semantic.enabled", "true").save(off.paths.config_file)
+    try:
+        wh = Warehouse.open(src / "dsh", src / "autoclaw", home)
+        d = q(wh, "restore mysql access")
+        assert d["lanes"]["episodes"]["semantic"]["state"] == "no_vectors"
+        assert any(w["code"] == Code.SEMANTIC_UNAVAILABLE.value and w["lane"] == "episodes" for w in d["warnings"])
+        assert d["found"] is True  # the lexical side still answers
+        assert wh.status()["semantic"]["state"] == "not_built"
+    finally:
+        Settings.load(off.paths.config_file).with_value("semantic.enabled", "false").save(off.paths.config_file)
+
+
+def test_same_request_same_bytes_with_semantic_on(on: Warehouse) -> None:
+    req = {"schema": "knowledge.search/v1", "query": RU_OVER_EN[0], "limit": 10}
+    a = json.dumps(on.search(req), sort_keys=True)
+    on.engine.close()
+    b = json.dumps(on.search(req), sort_keys=True)
+    assert a == b
+
+
+def test_filters_apply_to_the_vector_side(on: Warehouse) -> None:
+    d = q(on, RU_OVER_EN[0], mode="find_knowledge", filters={"workspaces": ["no-such-workspace"]})
+    assert d["lanes"]["episodes"]["items"] == []

@@ -1,0 +1,125 @@
+"""The semantic side of the lanes (FR-5.1, opt-in): embed the query once, scan each lane's unit vectors.
+
+Only with `semantic.enabled`; off, nothing here runs and every answer is what the lexical lanes
+alone give. The query is embedded once per search by the process's one model (warehouse/embed.py,
+~1 ms); its vector goes into SQL as one FLOAT[512] literal, and one statement scans the queried
+lanes' `akw_vec` rows brute force (the lane's request filters applied first, as in the lexical
+lane). The hits are fused with the lexical ones inside each lane (`sql/queries/fuse_semantic.sql`).
+
+Every lane says whether the vector side answered (`LaneSemantic.state`): `answered`, `no_vectors`
+(the generation holds none for the lane: built with semantic off, or the lane has no units),
+`unavailable` (the model package is missing), `failed` / `timed_out` (the lexical side still
+answers). A lane that could not use its vectors also gets a KNOWLEDGE_SEMANTIC_UNAVAILABLE warning.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import duckdb
+
+from warehouse import embed, literals
+from warehouse.errors import Code, KnowledgeError
+from warehouse.search.contract import LANES, LaneSemantic, SearchRequest, Warning
+from warehouse.search.filters import lane_predicate
+from warehouse.search.lane_runner import K_LANE, LANE_TIMEOUT_S, Hit
+from warehouse.search.lane_status import LaneState
+from warehouse.search.messages import msg
+from warehouse.search.watchdog import Watchdog
+from warehouse.sqlfiles import query_template
+
+log = logging.getLogger("akw.search")
+
+VEC_MIN = 0.40  # cosine similarity an item needs to be an answer by meaning alone (golden set: absent topics <= 0.33)
+VEC_MIN_BEST = 0.42  # ... and the best item of the search: below it the vector side has no answer (FR-5.7)
+
+
+class VectorRun(NamedTuple):
+    hits: dict[str, list[tuple[int, float]]]  # lane -> (doc_id, similarity), best first
+    state: dict[str, LaneSemantic]
+    warnings: list[Warning]
+
+
+def read_vec_info(con: duckdb.DuckDBPyConnection) -> dict[str, int] | None:
+    """Unit vectors per lane of the open generation; None when it has no vector table at all."""
+    try:
+        rows = con.execute("SELECT lane_no, count(*) FROM akw_vec GROUP BY lane_no").fetchall()
+    except duckdb.CatalogException:
+        return None
+    return {LANES[int(n)]: int(c) for n, c in rows}
+
+
+def run_vectors(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lane_state: Mapping[str, LaneState],
+                vec_info: dict[str, int] | None, watchdog: Watchdog) -> VectorRun:
+    """The vector hits of every included, answering lane, and what each lane's vector side did."""
+    state: dict[str, LaneSemantic] = {}
+    model = embed.MODEL
+    lanes = [ln for ln in LANES if ln in lane_state and ln in req.include and not lane_state[ln]["unavailable"]]
+    if not embed.installed():
+        reason = embed.not_installed_error().message
+        return VectorRun({}, {ln: LaneSemantic(state="unavailable", model=model, reason=reason) for ln in lanes},
+                         [Warning(code=Code.SEMANTIC_UNAVAILABLE.value, lane=ln, message=reason) for ln in lanes])
+    queried = [ln for ln in lanes if (vec_info or {}).get(ln)]
+    for ln in lanes:
+        if ln not in queried:
+            reason = msg("vec.no_vectors" if vec_info is not None else "vec.not_built", "en", lane=ln)
+            state[ln] = LaneSemantic(state="no_vectors", model=model, reason=reason)
+    hits: dict[str, list[tuple[int, float]]] = {}
+    if queried:
+        try:
+            hits = _scan(cur, req, queried, watchdog)
+            for ln in queried:
+                state[ln] = LaneSemantic(state="answered", model=model, hits=len(hits.get(ln, [])))
+        except duckdb.InterruptException:
+            for ln in queried:
+                state[ln] = LaneSemantic(state="timed_out", model=model,
+                                         reason=msg("lane.timed_out", "en", ms=int(LANE_TIMEOUT_S * 1000)))
+        except (duckdb.BinderException, duckdb.CatalogException):
+            raise
+        except (duckdb.Error, KnowledgeError, ValueError) as e:
+            log.warning("search request_id=%s vector side failed: %s", req.request_id, type(e).__name__)
+            for ln in queried:
+                state[ln] = LaneSemantic(state="failed", model=model,
+                                         reason=msg("lane.query_failed", "en", error=type(e).__name__))
+    warnings = [Warning(code=Code.SEMANTIC_UNAVAILABLE.value, lane=ln, message=state[ln].reason or "")
+                for ln in lanes if state[ln].state in ("failed", "timed_out", "unavailable")
+                or (state[ln].state == "no_vectors" and vec_info is None)]
+    return VectorRun(hits, {ln: state[ln] for ln in lanes}, warnings)
+
+
+def _scan(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lanes: list[str],
+          watchdog: Watchdog) -> dict[str, list[tuple[int, float]]]:
+    qvec = embed.vector_literal(embed.embed(req.query))
+    parts = []
+    for ln in lanes:
+        where = lane_predicate(ln, req.filters)
+        flt = f"AND v.doc_id IN (SELECT d.doc_id FROM ak_document AS d WHERE {where})" if where else ""
+        parts.append(query_template("vector_lane").replace("{lane_no}", str(LANES.index(ln)))
+                     .replace("{k}", str(K_LANE)).replace("{filter}", flt))
+    sql = query_template("vector_search").replace("{lanes}", "\nUNION ALL\n".join(parts)).replace("{qvec}", qvec)
+    out: dict[str, list[tuple[int, float]]] = {ln: [] for ln in lanes}
+    with watchdog.deadline(cur, LANE_TIMEOUT_S):
+        rows = cur.execute(sql).fetchall()
+    for lane_no, doc_id, sim in sorted(rows, key=lambda r: (r[0], -r[2], r[1])):
+        out[LANES[int(lane_no)]].append((int(doc_id), float(sim)))
+    return out
+
+
+def with_vector_hits(hits: list[Hit], vec: VectorRun) -> list[Hit]:
+    """The lexical hits plus a lex-0 row per vector-only unit (fusion reads its document columns)."""
+    have = {(lane, d) for lane, d, _, _ in hits}
+    extra = [(lane, d, 0.0, []) for lane in LANES for d, _ in vec.hits.get(lane, []) if (lane, d) not in have]
+    return hits + extra
+
+
+def vec_rows(vec: VectorRun) -> str:
+    """The vector hits as `_vec` VALUES (numbers and fixed lane names only)."""
+    rows = [f"('{lane}', {int(d)}, {literals.double(s)})" for lane in LANES for d, s in vec.hits.get(lane, [])]
+    return ", ".join(rows)
+
+
+def item_similarity(sess: duckdb.DuckDBPyConnection) -> dict[tuple[str, int], float]:
+    """(lane, doc_id) of each fused item -> the best similarity in its group (its `why`: `vec: 0.83`)."""
+    return {(lane, int(d)): float(v) for lane, d, v in sess.execute("EXECUTE akw_vec_of").fetchall()}

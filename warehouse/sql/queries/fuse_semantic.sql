@@ -1,0 +1,76 @@
+-- Fusion with the semantic side (semantic.enabled): fuse.sql plus each lane's vector hits, fused
+-- with the lexical ranking by RRF **inside** the lane; the lanes stay separate (contract 000 §4).
+-- Input: _hits (hits.sql; a vector-only unit is a row with lex 0 and no bits) and _vec (lane,
+-- doc_id, vec = cosine similarity of the unit to the query). Parameters $1..$11 as in fuse.sql, and
+-- $12 min similarity of an item, $13 min similarity of the best item (below it the vector side
+-- has no answer: an absent topic is still an empty answer, FR-5.7), $14 the anchor mask of fuse.sql's
+-- $12: only an item whose terms include an anchor can be a lexical answer (one matching only the
+-- query's common words is not evidence); a vector answer needs no anchor.
+-- An item is an answer by lexical evidence (fuse.sql's coverage gates) or by similarity (>= $12,
+-- when the best >= $13). Within a lane: lex_rank over the lexical answers, vec_rank over the items
+-- at or above $12; lane score = 1/(k + lex_rank) + 1/(k + vec_rank); lane_rank orders by it.
+-- rel (actors' evidence weight) is the larger of the lexical relevance share and the similarity
+-- share, so an actor found only by meaning is not weighed as if it had no evidence.
+PREPARE akw_fuse_sem AS INSERT INTO _fused
+WITH grps AS (SELECT unnest($10::BIGINT[]) AS mask, unnest($11::DOUBLE[]) AS weight),
+hv AS (
+    SELECT h.*, v.vec FROM _hits h LEFT JOIN _vec v USING (lane, doc_id)
+),
+best AS (
+    SELECT lane, arg_max(doc_id, (lex, -doc_id)) AS doc_id, bit_or(bits) AS grp_bits, max(vec) AS vec
+    FROM hv GROUP BY lane, grp
+),
+matched AS (
+    SELECT b.lane, b.doc_id, b.grp_bits, b.vec, coalesce(sum(g.weight), 0) / $4::DOUBLE AS coverage,
+           count(g.mask) AS groups_matched
+    FROM best b LEFT JOIN grps g ON (b.grp_bits & g.mask) <> 0
+    GROUP BY b.lane, b.doc_id, b.grp_bits, b.vec
+),
+covered AS (
+    SELECT h.* EXCLUDE (vec), m.grp_bits, m.coverage, m.groups_matched, m.vec,
+           (m.grp_bits & $14::BIGINT) <> 0 AS anchored
+    FROM matched m JOIN hv h USING (lane, doc_id)
+),
+gates AS (
+    SELECT coalesce(max(coverage) FILTER (WHERE anchored) >= $6::DOUBLE
+                    AND max(groups_matched) FILTER (WHERE anchored) >= $7::BIGINT, false) AS lex_ok,
+           coalesce(max(vec), 0) >= $13::DOUBLE AS vec_ok
+    FROM covered
+),
+answers AS (
+    SELECT c.*, c.anchored AND c.coverage >= $5::DOUBLE AND g.lex_ok AS lex_answer,
+           coalesce(c.vec >= $12::DOUBLE AND g.vec_ok, false) AS vec_answer
+    FROM covered c, gates g
+    WHERE (c.anchored AND c.coverage >= $5::DOUBLE AND g.lex_ok) OR coalesce(c.vec >= $12::DOUBLE AND g.vec_ok, false)
+),
+sides AS (
+    SELECT *, lex * (0.2 + 0.8 * coverage) AS relevance,
+           CASE WHEN lex_answer THEN row_number() OVER (PARTITION BY lane, lex_answer
+                                                        ORDER BY lex * (0.2 + 0.8 * coverage) DESC, doc_id) END AS lex_rank,
+           CASE WHEN vec_answer THEN row_number() OVER (PARTITION BY lane, vec_answer ORDER BY vec DESC, doc_id) END AS vec_rank
+    FROM answers
+),
+ranked AS (
+    SELECT *, row_number() OVER (PARTITION BY lane ORDER BY coalesce(1 / ($9::DOUBLE + lex_rank), 0)
+                                                          + coalesce(1 / ($9::DOUBLE + vec_rank), 0) DESC, doc_id) AS lane_rank
+    FROM sides
+),
+scored AS (
+    SELECT *,
+           (CASE lane WHEN 'episodes' THEN $1::DOUBLE WHEN 'code' THEN $2::DOUBLE WHEN 'skills' THEN $3::DOUBLE ELSE 0 END)
+               / ($9::DOUBLE + lane_rank) AS rrf,
+           greatest(coalesce(relevance / nullif(max(relevance) OVER (PARTITION BY lane), 0), 0),
+                    CASE WHEN vec_answer THEN vec / max(CASE WHEN vec_answer THEN vec END) OVER (PARTITION BY lane)
+                         ELSE 0 END) AS rel,
+           CASE lane WHEN 'episodes' THEN 0 WHEN 'code' THEN 1 ELSE 2 END AS lane_priority,
+           CASE lane WHEN 'episodes' THEN coalesce(actor_id, doc_key) ELSE cap_key END AS cap_grp
+    FROM ranked
+    WHERE lane_rank <= $8::BIGINT
+),
+caps AS (
+    SELECT lane, cap_grp, list(doc_id ORDER BY rrf DESC, doc_id) AS ids FROM scored GROUP BY lane, cap_grp
+)
+SELECT s.lane, lex, bits, doc_id, doc_key, episode_id, actor_id, workspace_id, time, outcome, grp, cap_key, grp_bits,
+       coverage, groups_matched, relevance, lane_rank, rrf, rel, lane_priority,
+       list_position(c.ids, s.doc_id) AS cap_rank
+FROM scored s JOIN caps c USING (lane, cap_grp);
