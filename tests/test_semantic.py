@@ -156,8 +156,9 @@ def test_off_builds_no_vectors_and_answers_without_a_semantic_field(off: Warehou
 
 # -- search ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("query,title", [RU_OVER_EN, EN_OVER_RU])
-def test_cross_lingual_query_ranks_what_lexical_misses(on: Warehouse, off: Warehouse, query: str, title: str) -> None:
-    assert _titles(q(off, query, mode="find_knowledge"), 1) != [title]
+def test_cross_lingual_query_ranks_the_work_first_by_meaning(on: Warehouse, query: str, title: str) -> None:
+    """The other language's work ranks first, and the vector side is part of why (lexical alone may or
+    may not find it: the precision rules made the lexical side find this one too)."""
     d = q(on, query, mode="find_knowledge")
     assert _titles(d, 1) == [title]
     item = next(i for i in d["lanes"]["episodes"]["items"] if i["session"]["title"] == title)
