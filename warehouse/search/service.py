@@ -39,6 +39,7 @@ from warehouse.search.routing import lane_weights, route
 from warehouse.search.session import prepare_session
 from warehouse.search.term_cache import TermCache
 from warehouse.search.watchdog import Watchdog
+from warehouse.search.workspaces import WorkspaceIndex
 from warehouse.settings import Settings
 
 __all__ = ["RRF_K", "SESSION_USES", "SearchEngine"]  # RRF_K: imported from here by callers before the split
@@ -61,6 +62,7 @@ class SearchEngine:
         self._con: duckdb.DuckDBPyConnection | None = None
         self._gen: generation.Generation | None = None
         self._lane_info: dict[str, LaneInfo] = {}
+        self._workspaces = WorkspaceIndex()  # what a workspace filter may name, of the open generation
         self._newest = "epoch"
         self._terms = TermCache()  # query chunk -> terms, term -> vocabulary entry, of the open generation
         self._local = threading.local()  # one prepared search session (cursor) per thread
@@ -84,6 +86,7 @@ class SearchEngine:
                 # give freed query memory back to the OS soon: a long-lived search process stays small
                 self._con.execute("SET allocator_flush_threshold = '16MB'")
                 self._lane_info = read_lane_info(self._con)
+                self._workspaces = WorkspaceIndex.read(self._con)
                 self._newest = read_newest(self._con)
                 self._terms = TermCache()
                 self._cache.clear()
@@ -148,12 +151,14 @@ class SearchEngine:
         sess = self._local.sess  # the session cursor: its temp tables and prepared statements
         exp = synonyms.expand(cur, req.query, terms=memo.tokens(sess, req.query),
                               lookup=lambda terms: memo.lookup(cur, terms))
-        lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog)
+        ws = self._workspaces.resolve(list(req.filters.workspaces))  # ids, paths, folder names, titles
+        lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws.ws_nos)
         hits = lanes.hits
         fused, actor_rows = fuse(sess, hits, weights, req, exp, self._lane_info, self._newest) if hits else ([], [])
         terms_by_doc = {(lane, d): terms for lane, d, _, terms in hits}
         resp = assemble(cur, gen, req, routing, weights, lanes.state, fused, actor_rows, terms_by_doc,
-                        lanes.no_source, self.settings)
+                        lanes.no_source, self.settings, ws.unknown,
+                        self._workspaces.names() if ws.unknown else [])
         resp = apply_budget(resp, req.budget.max_tokens)
         for tr in lanes.traces:
             tr.items = len(getattr(resp.lanes, tr.lane).items) if getattr(resp.lanes, tr.lane) is not None else 0

@@ -2,9 +2,9 @@
 -- Input: _hits (hits.sql) = each lane's top hits, bits: bit i = matched query term i.
 -- Parameters: $1..$3 lane weights (episodes, code, skills), $4 total group weight, $5 min item
 -- coverage, $6 min best coverage, $7 min groups matched, $8 top K per lane, $9 RRF k,
--- $10/$11 the groups' term masks and weights: a group is a query term with its RU/EN equivalents,
--- weighted by idf (an unknown term weighs much: a query about something never indexed covers
--- little). Lists, not a temp table: one write fewer per search.
+-- $10/$11 the groups' term masks and weights ($12/$13: the skill evidence boost and its cap, below):
+-- a group is a query term with its RU/EN equivalents, weighted by idf (an unknown term weighs much:
+-- a query about something never indexed covers little). Lists, not a temp table: one write fewer.
 -- 1. one item per lane group (an episode: its best event, matching the terms of all its events;
 --    a skill name deployed in several roots; a code chunk);
 -- 2. coverage = weighted share of the groups an item matches; relevance = BM25 × (0.2 + 0.8·coverage);
@@ -13,6 +13,10 @@
 --    (FR-5.7, nothing invented);
 -- 3. each lane keeps its top $8; rank -> RRF score weight/(k + rank);
 -- 4. cap_rank prepares the diversity caps (<= 3 episodes per actor, <= 5 code hits per path).
+-- Evidence ($12 boost, $13 cap): a skill used by episodes that answer this query (episode hits of
+-- the same search with coverage >= $5; names from ak_document.skills = ak_skill_use) ranks above one
+-- that only shares words: its relevance × (1 + $12·min(n, $13)/$13), n = such episodes. Bounded, so
+-- a skill that matches the query well is not buried by one that was merely used a lot.
 -- Aggregates, not windows, partition by group: DuckDB pays per window partition, and here
 -- nearly every group is a partition of its own. No lambdas: a prepared statement with a lambda
 -- is re-bound on every EXECUTE (measured ~3 ms), and EXECUTE arguments are typed exactly for
@@ -33,10 +37,20 @@ covered AS (
     SELECT h.*, m.grp_bits, m.coverage, m.groups_matched
     FROM matched m JOIN _hits h USING (lane, doc_id)
 ),
+evidence AS (
+    SELECT name, count(DISTINCT grp) AS episodes
+    FROM (SELECT grp, unnest(skills) AS name FROM covered WHERE lane = 'episodes' AND coverage >= $5::DOUBLE)
+    GROUP BY name
+),
+boosted AS (
+    SELECT c.*, coalesce(e.episodes, 0) AS evidence,
+           lex * (0.2 + 0.8 * coverage)
+               * (1 + $12::DOUBLE * least(coalesce(e.episodes, 0), $13::BIGINT) / $13::DOUBLE) AS relevance
+    FROM covered c LEFT JOIN evidence e ON c.lane = 'skills' AND e.name = c.grp
+),
 ranked AS (
-    SELECT *, lex * (0.2 + 0.8 * coverage) AS relevance,
-           row_number() OVER (PARTITION BY lane ORDER BY lex * (0.2 + 0.8 * coverage) DESC, doc_id) AS lane_rank
-    FROM covered
+    SELECT *, row_number() OVER (PARTITION BY lane ORDER BY relevance DESC, doc_id) AS lane_rank
+    FROM boosted
     WHERE coverage >= $5::DOUBLE AND (SELECT max(coverage) FROM covered) >= $6::DOUBLE
       AND (SELECT max(groups_matched) FROM covered) >= $7::BIGINT
 ),
@@ -55,5 +69,5 @@ caps AS (
 )
 SELECT s.lane, lex, bits, doc_id, doc_key, episode_id, actor_id, workspace_id, time, outcome, grp, cap_key, grp_bits,
        coverage, groups_matched, relevance, lane_rank, rrf, rel, lane_priority,
-       list_position(c.ids, s.doc_id) AS cap_rank
+       list_position(c.ids, s.doc_id) AS cap_rank, evidence
 FROM scored s JOIN caps c USING (lane, cap_grp);
