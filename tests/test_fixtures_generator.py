@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import yaml
 import zstandard
+
 from akw_fixtures import generate
 from akw_fixtures.dsh_log import INJECTED_KINDS
-
 from warehouse.redact import redact
 
 SEED = 3

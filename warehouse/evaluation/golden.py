@@ -17,11 +17,13 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 SCHEMA = "akw.golden/v1"
-KINDS = ("uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill")
+KINDS = ("uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill",
+         "skill_paraphrase")
 LISTS = ("actors", "episodes", "skills", "code")
 SLICES = ("synthetic", "real_skills")
 
-Kind = Literal["uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill"]
+Kind = Literal["uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill",
+               "skill_paraphrase"]
 Outcome = Literal["success", "partial", "failure"]
 
 
@@ -82,18 +84,26 @@ class GoldenQuery(_Strict):
     mode: Literal["auto", "find_agent", "find_skill", "find_code", "find_knowledge"] = "auto"
     filters: GoldenFilters | None = None
     expect: Expect
+    slice_: Literal["synthetic", "real_skills"] | None = Field(default=None, alias="slice")  # default: by kind
     note: str | None = None
 
     @model_validator(mode="after")
     def _kind_matches(self) -> GoldenQuery:
         if (self.kind == "empty") != (self.expect.empty is True):
             raise ValueError("kind 'empty' and expect {empty: true} go together")
-        if self.kind == "real_skill" and self.expect.skills is None:
-            raise ValueError("a real_skill query expects {skills: [...]}")
+        if self.kind in ("real_skill", "skill_paraphrase") and self.expect.skills is None:
+            raise ValueError(f"a {self.kind} query expects {{skills: [...]}}")
+        if self.slice_ is not None and self.kind not in ("real_skill", "skill_paraphrase"):
+            raise ValueError("only real_skill and skill_paraphrase queries name their slice")
+        if self.kind == "real_skill" and self.slice_ == "synthetic":
+            raise ValueError("a real_skill query is in the real_skills slice")
         return self
 
     @property
     def slice(self) -> str:
+        """real_skills: run on the home with the real skill collections, judged against their names."""
+        if self.slice_ is not None:
+            return self.slice_
         return "real_skills" if self.kind == "real_skill" else "synthetic"
 
 
@@ -204,7 +214,7 @@ class Resolver:
             needle = e.sessions_mentioning.lower()
             keys = {t["session_id"] for t in self.tasks if needle in {i.lower() for i in t.get("identifiers", [])}}
         elif sel == "skills":
-            universe = self.real_skills if q.kind == "real_skill" else self.skill_names
+            universe = self.real_skills if q.slice == "real_skills" else self.skill_names
             if universe is None:
                 return Expectation(lst, frozenset(), problem="real skills are not available")
             missing = sorted(set(e.skills) - universe)

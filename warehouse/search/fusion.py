@@ -26,10 +26,11 @@ MIN_COVERAGE = 0.2  # idf-weighted share of query terms an item must match to be
 MIN_BEST_COVERAGE = 0.3  # below this even for the best item, the query has no answer here
 OOV_WEIGHT = 0.5  # weight of a query term the index has never seen, relative to the rarest known term
 MAX_COVERAGE_TERMS = 62  # one bit per term in a BIGINT
-# A skill used by episodes that match the query (issue 11: evidence over word overlap): its relevance
-# grows by up to SKILL_EVIDENCE_BOOST (x2) once SKILL_EVIDENCE_CAP matching episodes used it.
-SKILL_EVIDENCE_BOOST = 1.0
-SKILL_EVIDENCE_CAP = 3
+# A skill used by episodes that answer the query (issue 11: evidence over word overlap): its relevance
+# grows by up to SKILL_EVIDENCE_BOOST once those episodes' relevance, relative to the best episode's,
+# sums to SKILL_EVIDENCE_CAP (fuse.sql)
+SKILL_EVIDENCE_BOOST = 0.5
+SKILL_EVIDENCE_CAP = 1.0
 
 
 def read_newest(con: duckdb.DuckDBPyConnection) -> str:
@@ -68,7 +69,7 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
         literals.double(sum(idf) or 1.0), literals.double(MIN_COVERAGE), literals.double(MIN_BEST_COVERAGE),
         literals.bigint(2 if len(groups) >= 3 else 1), literals.bigint(K_LANE), literals.double(RRF_K),
         literals.integers(masks), literals.doubles(idf), literals.double(SKILL_EVIDENCE_BOOST),
-        literals.bigint(SKILL_EVIDENCE_CAP)]
+        literals.double(SKILL_EVIDENCE_CAP)]
     sess.execute(f"EXECUTE akw_fuse({', '.join(args)})")
     slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
     fused = sess.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()

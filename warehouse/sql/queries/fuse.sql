@@ -15,7 +15,8 @@
 -- 4. cap_rank prepares the diversity caps (<= 3 episodes per actor, <= 5 code hits per path).
 -- Evidence ($12 boost, $13 cap): a skill used by episodes that answer this query (episode hits of
 -- the same search with coverage >= $5; names from ak_document.skills = ak_skill_use) ranks above one
--- that only shares words: its relevance × (1 + $12·min(n, $13)/$13), n = such episodes. Bounded, so
+-- that only shares words: relevance × (1 + $12·min(mass, $13)/$13), mass = the summed relevance of
+-- those episodes relative to the best episode (a weak neighbour episode counts little). Bounded, so
 -- a skill that matches the query well is not buried by one that was merely used a lot.
 -- Aggregates, not windows, partition by group: DuckDB pays per window partition, and here
 -- nearly every group is a partition of its own. No lambdas: a prepared statement with a lambda
@@ -37,15 +38,19 @@ covered AS (
     SELECT h.*, m.grp_bits, m.coverage, m.groups_matched
     FROM matched m JOIN _hits h USING (lane, doc_id)
 ),
-evidence AS (
-    SELECT name, count(DISTINCT grp) AS episodes
-    FROM (SELECT grp, unnest(skills) AS name FROM covered WHERE lane = 'episodes' AND coverage >= $5::DOUBLE)
+answering AS (  -- the episodes that answer the query (one row per episode) and how well
+    SELECT skills, lex * (0.2 + 0.8 * coverage) AS relevance
+    FROM covered WHERE lane = 'episodes' AND coverage >= $5::DOUBLE
+),
+evidence AS (  -- per skill name: how many of them used it, and their relevance relative to the best one
+    SELECT name, count(*) AS episodes, sum(relevance) / (SELECT max(relevance) FROM answering) AS mass
+    FROM (SELECT unnest(skills) AS name, relevance FROM answering)
     GROUP BY name
 ),
 boosted AS (
     SELECT c.*, coalesce(e.episodes, 0) AS evidence,
            lex * (0.2 + 0.8 * coverage)
-               * (1 + $12::DOUBLE * least(coalesce(e.episodes, 0), $13::BIGINT) / $13::DOUBLE) AS relevance
+               * (1 + $12::DOUBLE * least(coalesce(e.mass, 0), $13::DOUBLE) / $13::DOUBLE) AS relevance
     FROM covered c LEFT JOIN evidence e ON c.lane = 'skills' AND e.name = c.grp
 ),
 ranked AS (
