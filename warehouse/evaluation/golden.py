@@ -77,6 +77,7 @@ class GoldenFilters(_Strict):
 
 
 class GoldenQuery(_Strict):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)  # `slice` or `slice_`
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
     lang: Literal["ru", "en"]
     kind: Kind
