@@ -68,8 +68,8 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     args = [literals.double(weights.get(ln, 0.0)) for ln in LANES] + [
         literals.double(sum(idf) or 1.0), literals.double(MIN_COVERAGE), literals.double(MIN_BEST_COVERAGE),
         literals.bigint(2 if len(groups) >= 3 else 1), literals.bigint(K_LANE), literals.double(RRF_K),
-        literals.integers(masks), literals.doubles(idf), literals.double(SKILL_EVIDENCE_BOOST),
-        literals.double(SKILL_EVIDENCE_CAP)]
+        literals.integers(masks), literals.doubles(idf), literals.double(SKILL_EVIDENCE_BOOST / SKILL_EVIDENCE_CAP),
+        literals.double(SKILL_EVIDENCE_CAP), literals.double(MIN_COVERAGE)]  # each parameter once (fuse.sql)
     sess.execute(f"EXECUTE akw_fuse({', '.join(args)})")
     slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
     fused = sess.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()

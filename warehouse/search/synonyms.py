@@ -63,7 +63,7 @@ EQUIV: dict[str, str] = {
     "больш": "large big", "прод": "production prod", "кончил": "full out", "конч": "full out",
     "съел": "fills ate", "риск": "risk safely safe", "непонятн": "unexpected unclear", "первопричин": "root cause",
     "наугад": "guess random", "лата": "patch", "шаблон": "template",
-    "brute": "fail2ban", "remot": "ssh", "domain": "dns zone", "spread": "propagation ttl",
+    "brute": "fail2ban", "remot": "ssh", "spread": "propagation ttl",
     # English -> Russian (content logged in Russian)
     "migrat": "миграция перенос", "certif": "сертификат", "backup": "бэкап резервная", "disk": "диск",
     "access": "доступ", "password": "пароль", "deploy": "деплой", "flaki": "нестабильный", "flaky": "нестабильный",
