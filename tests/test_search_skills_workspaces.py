@@ -129,12 +129,13 @@ def test_workspace_index_resolution_rules() -> None:
             (3, "bot-2", "/x/bot", "/x/bot", None), (4, None, "/other/api", "/other/api", None),
             (None, "empty-3", "/w/empty", "/w/empty", "Nothing indexed yet")]
     idx = WorkspaceIndex(rows)
-    assert idx.resolve(["api-1"]) == ([1, 2], [])  # an id: all its pairs, its skills (no path) too
-    assert idx.resolve(["/w/api/"]) == ([1, 2], [])  # a path, normalised
-    assert idx.resolve(["shop api"]) == ([1, 2], [])  # a title, case and spaces folded
-    assert idx.resolve(["api"]) == ([1, 2, 4], [])  # a folder name shared by two workspaces names both
-    assert idx.resolve(["empty-3", "Nothing indexed yet"]) == ([], [])  # known, no documents: not unknown
-    assert idx.resolve(["bot-2", "nope", ""]) == ([3], ["nope", ""])
+    assert idx.resolve(["api-1"]) == ([1, 2], [], True)  # an id: all its pairs, its skills (no path) too
+    assert idx.resolve(["/w/api/"]) == ([1, 2], [], True)  # a path, normalised
+    assert idx.resolve(["shop api"]) == ([1, 2], [], True)  # a title, case and spaces folded
+    assert idx.resolve(["api"]) == ([1, 2, 4], [], True)  # a folder name shared by two workspaces names both
+    assert idx.resolve(["empty-3", "Nothing indexed yet"]) == ([], [], True)  # known, nothing indexed
+    assert idx.resolve(["bot-2", "nope", ""]) == ([3], ["nope", ""], True)
+    assert idx.resolve(["nope"]) == ([], ["nope"], False)
     assert idx.names() == ["api", "bot", "empty"]
 
 
@@ -157,20 +158,41 @@ def test_skill_used_by_matching_episodes_ranks_above_word_overlap(wh: Warehouse,
 
 
 # -- a warehouse of skills only ----------------------------------------------------------------
-@pytest.fixture(scope="module")
-def skills_only(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+def _skills_home(root: Path, registry: bool) -> Warehouse:
+    """A home over an empty AutoClaw root and a DSH home without sessions; the real skill collections
+    are its extra skill dirs. With `registry`, the DSH home lists two workspaces (still no sessions):
+    `notes` with nothing of its own, `toolbox` with one skill (its folder is also code)."""
     real = realdata_dir()
     if real is None:
         pytest.skip("shared/realdata/skills not found")
-    root = tmp_path_factory.mktemp("skills-only")
-    (root / "dsh").mkdir()
     (root / "autoclaw").mkdir()
+    (root / "dsh" / "storages").mkdir(parents=True)
+    if registry:
+        (root / "ws" / "notes").mkdir(parents=True)
+        skill = root / "ws" / "toolbox" / ".agents" / "skills" / "fmt-check"
+        skill.mkdir(parents=True)
+        (skill / "SKILL.md").write_text("---\nname: fmt-check\ndescription: Check that Python code is formatted "
+                                        "with ruff format before a commit.\n---\n\n# fmt-check\n\n"
+                                        "Run `ruff format --check`.\n", encoding="utf-8")
+        (root / "dsh" / "storages" / "workspace.json").write_text(json.dumps({"workspaces": [
+            {"id": "notes-1", "path": str(root / "ws" / "notes"), "title": "Meeting notes"},
+            {"id": "toolbox-2", "path": str(root / "ws" / "toolbox"), "title": "Toolbox"}]}), encoding="utf-8")
     paths = Paths.resolve(root / "dsh", root / "autoclaw", root / "home")
     Settings.load(paths.config_file).with_value("sources.extra_skill_dirs", json.dumps([str(real)])).save(
         paths.config_file)
     w = Warehouse(paths)
     assert w.reindex()["outcome"] == "published"
     return w
+
+
+@pytest.fixture(scope="module")
+def skills_only(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return _skills_home(tmp_path_factory.mktemp("skills-only"), registry=False)
+
+
+@pytest.fixture(scope="module")
+def skills_registry(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return _skills_home(tmp_path_factory.mktemp("skills-registry"), registry=True)
 
 
 @pytest.mark.parametrize(("mode", "text", "skill"), [
@@ -194,3 +216,18 @@ def test_skills_only_warehouse_without_the_skills_lane_has_no_source(skills_only
     d = q(skills_only, "write a failing test first", include=["episodes", "code"])
     assert d["found"] is False and [e["code"] for e in d["errors"]] == ["KNOWLEDGE_NO_SOURCE"]
     _validate(d)
+
+
+def test_registry_workspaces_without_sessions_filter_the_skills_lane(skills_registry: Warehouse) -> None:
+    """Folder names and titles of registry workspaces: the workspace's own skill plus the global (real) ones."""
+    d = q(skills_registry, "check python formatting with ruff before a commit", mode="find_skill",
+          filters={"workspaces": ["toolbox"]})
+    assert d["found"] is True and d["lanes"]["skills"]["items"][0]["name"] == "fmt-check"
+    assert not [w for w in d["warnings"] if w["code"] == "KNOWLEDGE_UNKNOWN_WORKSPACE"]
+    other = q(skills_registry, "check python formatting with ruff before a commit", mode="find_skill",
+              filters={"workspaces": ["notes"]})  # known (registry), nothing of its own indexed
+    assert not [w for w in other["warnings"] if w["code"] == "KNOWLEDGE_UNKNOWN_WORKSPACE"]
+    assert "fmt-check" not in [it["name"] for it in other["lanes"]["skills"]["items"]]
+    tdd = q(skills_registry, "write a failing test first and only then the code", mode="find_skill",
+            filters={"workspaces": ["Meeting notes"]})
+    assert "test-driven-development" in [it["name"] for it in tdd["lanes"]["skills"]["items"]], "global skills stay"

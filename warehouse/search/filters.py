@@ -10,20 +10,20 @@ from __future__ import annotations
 
 from warehouse import literals as lit
 from warehouse.search.contract import Filters
+from warehouse.search.workspaces import Resolved
 
 
-def lane_predicate(lane: str, f: Filters, ws_nos: list[int]) -> str:
-    """`ws_nos`: the workspace filter resolved once per search (`workspaces.WorkspaceIndex.resolve`)."""
+def lane_predicate(lane: str, f: Filters, ws: Resolved) -> str:
+    """`ws`: the workspace filter resolved once per search (`workspaces.WorkspaceIndex.resolve`)."""
     clauses: list[str] = []
     if f.workspaces:
         # ids, paths, folder names and titles resolved to ak_document.ws_no numbers (literal
         # integers): an integer column scans ~10x cheaper than the two string columns
-        if not ws_nos:  # the filter names no workspace with documents: nothing matches, in any lane
-            clauses.append("false")
-        elif lane == "skills":  # global skills (no workspace) stay visible; workspace skills must match
-            clauses.append(f"(d.ws_no IS NULL OR d.ws_no IN ({_ints(ws_nos)}))")
-        else:
-            clauses.append(f"d.ws_no IN ({_ints(ws_nos)})")
+        mine = f"d.ws_no IN ({_ints(ws.ws_nos)})" if ws.ws_nos else "false"
+        if lane == "skills" and ws.named:  # global skills (no workspace) stay visible beside its own
+            clauses.append(f"(d.ws_no IS NULL OR {mine})")
+        else:  # no value named a workspace: nothing matches, not even a global skill
+            clauses.append(mine if ws.named else "false")
     if lane == "episodes":
         if f.session_ids:
             clauses.append(f"list_contains({lit.texts(f.session_ids)}, d.session_id)")

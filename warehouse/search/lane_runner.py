@@ -22,6 +22,7 @@ from warehouse.search.filters import is_selective, lane_predicate
 from warehouse.search.lane_status import LaneInfo, LaneState, fail_lane, lane_state
 from warehouse.search.messages import msg
 from warehouse.search.watchdog import Watchdog
+from warehouse.search.workspaces import Resolved
 from warehouse.settings import Settings
 
 log = logging.getLogger("akw.search")
@@ -44,9 +45,9 @@ class LaneRun(NamedTuple):
 
 def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],
               lane_info: Mapping[str, LaneInfo], settings: Settings, watchdog: Watchdog,
-              ws_nos: list[int]) -> LaneRun:
+              ws: Resolved) -> LaneRun:
     """Query every included lane (episodes and code are reported on even when not included);
-    `ws_nos` is the workspace filter resolved to document numbers (unused without one)."""
+    `ws` is the workspace filter resolved to document numbers (unused without one)."""
     lanes = [lane for lane in LANES if lane in req.include or lane in ("episodes", "code")]
     state: dict[str, LaneState] = {}
     traces: list[TraceLane] = []
@@ -56,7 +57,7 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
         t = time.perf_counter()
         if not st["unavailable"] and lane in req.include:
             try:
-                rows = _lane_hits(cur, lane, req, found, st["docs"], watchdog, ws_nos) if found else []
+                rows = _lane_hits(cur, lane, req, found, st["docs"], watchdog, ws) if found else []
                 hits += [(lane, d, s, terms) for d, s, terms in rows]
                 st["hits"] = len(rows)
             except duckdb.InterruptException:
@@ -80,8 +81,8 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
 
 
 def _lane_hits(cur: duckdb.DuckDBPyConnection, lane: str, req: SearchRequest, found: list[tuple[str, int, int]],
-               lane_docs: int, watchdog: Watchdog, ws_nos: list[int]) -> list[tuple[int, float, list[str]]]:
-    where = lane_predicate(lane, req.filters, ws_nos)
+               lane_docs: int, watchdog: Watchdog, ws: Resolved) -> list[tuple[int, float, list[str]]]:
+    where = lane_predicate(lane, req.filters, ws)
     with watchdog.deadline(cur, LANE_TIMEOUT_S):
         return lexical.lexical_search(cur, lane, req.query, k=K_RAW if lane == "episodes" else K_LANE,
                                       where_sql=where, found=found, lane_docs=lane_docs,

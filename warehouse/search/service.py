@@ -152,7 +152,7 @@ class SearchEngine:
         exp = synonyms.expand(cur, req.query, terms=memo.tokens(sess, req.query),
                               lookup=lambda terms: memo.lookup(cur, terms))
         ws = self._workspaces.resolve(list(req.filters.workspaces))  # ids, paths, folder names, titles
-        lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws.ws_nos)
+        lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws)
         hits = lanes.hits
         fused, actor_rows = fuse(sess, hits, weights, req, exp, self._lane_info, self._newest) if hits else ([], [])
         terms_by_doc = {(lane, d): terms for lane, d, _, terms in hits}

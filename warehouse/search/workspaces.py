@@ -28,6 +28,7 @@ class Resolved(NamedTuple):
 
     ws_nos: list[int]  # sorted, distinct; empty when nothing (known) has documents
     unknown: list[str]  # filter values that name no workspace, in request order
+    named: bool = False  # some value named a known workspace (its global skills then stay visible)
 
 
 def _norm_path(value: str) -> str:
@@ -80,7 +81,7 @@ class WorkspaceIndex:
                         paths.add(_norm_path(p))
         ws_nos = sorted({ws_no for ws_no, ws_id, ws_path, _, _ in self.rows if ws_no is not None
                          and (ws_id in ids or (ws_path is not None and _norm_path(ws_path) in paths))})
-        return Resolved(ws_nos, unknown)
+        return Resolved(ws_nos, unknown, named=bool(ids or paths))
 
     def names(self, limit: int = 10) -> list[str]:
         """Folder names of the known workspaces (for a warning's hint), sorted, at most `limit`."""
