@@ -36,8 +36,9 @@ def test_golden_file_shape(golden) -> None:  # type: ignore[no-untyped-def]
     assert set(kinds) == set(KINDS)
     assert kinds["empty"] >= 18 and kinds["real_skill"] >= 12
     assert {q.lang for q in qs} == {"ru", "en"}
-    for kind in ("uj1_who", "uj4_knowledge", "real_skill", "empty"):
+    for kind in ("uj1_who", "uj4_knowledge", "real_skill", "empty", "skill_paraphrase"):
         assert {q.lang for q in qs if q.kind == kind} == {"ru", "en"}, kind
+    assert {q.slice for q in qs if q.kind == "skill_paraphrase"} == {"synthetic", "real_skills"}
     filters = [q.filters for q in qs if q.filters]
     assert any(f.workspaces for f in filters) and any(f.since for f in filters)
     # issue 11: a cross-lingual slice both ways, judged on work logged only in the other language
@@ -191,7 +192,7 @@ def test_eval_end_to_end_via_cli(subset: Path, tmp_path_factory: pytest.TempPath
     assert set(s["by_lang"]) == {"ru", "en"} and "empty" not in s["by_kind"]
     assert set(s["overall"]) >= {"n", "recall@1", "recall@3", "recall@10", "mrr", "ndcg@10", "zero_result_rate"}
     assert s["empty"]["n"] == 2 and s["empty"]["false_hit_rate"] in (0.0, 0.5, 1.0)
-    assert len(doc["queries"]) == 16
+    assert len(doc["queries"]) == 2 * len(KINDS)
     for q in doc["queries"]:
         assert q["status"] in ("ok", "skipped")
         if q["status"] == "ok" and q["kind"] != "empty":

@@ -320,6 +320,8 @@ def broken_homes(gen: tuple[Path, dict[str, Any]], tmp_path_factory: pytest.Temp
         if name in ("no_sessions", "nothing"):  # session logs and the AutoClaw accounts are gone
             shutil.rmtree(copy / "dsh" / "sessions")
             shutil.rmtree(copy / "autoclaw" / "accounts")
+        if name == "nothing":  # and the DSH home's skills: no lane has a source (skills alone would answer)
+            shutil.rmtree(copy / "dsh" / "skills")
         reg = copy / "dsh/storages/workspace.json"
         reg.write_text(reg.read_text().replace(str(src), str(copy)))
         out[name] = _build(copy, copy / "akw")

@@ -451,7 +451,8 @@ def search(
              "'--': akw search -- -foo")] = None,
     mode: Annotated[str, typer.Option(help="auto | find_agent | find_skill | find_code | find_knowledge")] = "auto",
     limit: Annotated[int, typer.Option(help="1..50 items in all lanes")] = 10,
-    workspace: Annotated[list[str] | None, typer.Option("--workspace", help="Only these workspace roots.")] = None,
+    workspace: Annotated[list[str] | None, typer.Option(
+        "--workspace", help="Only these workspaces: id, path, folder name or title (repeatable).")] = None,
     request: Annotated[str | None, typer.Option("--request", help="a knowledge.search/v1 file; - = stdin")] = None,
     as_json: JsonOpt = False,
 ) -> None:

@@ -17,12 +17,14 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 SCHEMA = "akw.golden/v1"
-KINDS = ("uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill")
+KINDS = ("uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill",
+         "skill_paraphrase")
 LISTS = ("actors", "episodes", "skills", "code")
 SLICES = ("synthetic", "real_skills", "cross_lingual")
 Slice = Literal["synthetic", "real_skills", "cross_lingual"]
 
-Kind = Literal["uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill"]
+Kind = Literal["uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill",
+               "skill_paraphrase"]
 Outcome = Literal["success", "partial", "failure"]
 
 
@@ -76,6 +78,7 @@ class GoldenFilters(_Strict):
 
 
 class GoldenQuery(_Strict):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)  # `slice` or `slice_`
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_.-]*$")
     lang: Literal["ru", "en"]
     kind: Kind
@@ -92,14 +95,17 @@ class GoldenQuery(_Strict):
     def _kind_matches(self) -> GoldenQuery:
         if (self.kind == "empty") != (self.expect.empty is True):
             raise ValueError("kind 'empty' and expect {empty: true} go together")
-        if self.kind == "real_skill" and self.expect.skills is None:
-            raise ValueError("a real_skill query expects {skills: [...]}")
-        if (self.kind == "real_skill") != (self.slice == "real_skills"):
-            raise ValueError("kind real_skill and slice real_skills go together")
+        if self.kind in ("real_skill", "skill_paraphrase") and self.expect.skills is None:
+            raise ValueError(f"a {self.kind} query expects {{skills: [...]}}")
+        if self.kind == "real_skill" and self.slice != "real_skills":
+            raise ValueError("a real_skill query is in the real_skills slice")
+        if self.slice == "real_skills" and self.kind not in ("real_skill", "skill_paraphrase"):
+            raise ValueError("only real_skill and skill_paraphrase queries run on the real-skills home")
         return self
 
     @property
     def slice(self) -> str:
+        """real_skills: run on the home with the real skill collections, judged against their names."""
         return self.slice_ or ("real_skills" if self.kind == "real_skill" else "synthetic")
 
 
@@ -210,7 +216,7 @@ class Resolver:
             needle = e.sessions_mentioning.lower()
             keys = {t["session_id"] for t in self.tasks if needle in {i.lower() for i in t.get("identifiers", [])}}
         elif sel == "skills":
-            universe = self.real_skills if q.kind == "real_skill" else self.skill_names
+            universe = self.real_skills if q.slice == "real_skills" else self.skill_names
             if universe is None:
                 return Expectation(lst, frozenset(), problem="real skills are not available")
             missing = sorted(set(e.skills) - universe)

@@ -2,12 +2,13 @@
 
 Everything the caller needs to trust or distrust the answer is said here: each lane's backend,
 `index_rev` and degradation; a warning for a degraded lane or an included lane with no match
-(with what to try); an error when neither source lane could answer. Nothing is invented: an
+(with what to try); an error when no lane could answer. Nothing is invented: an
 empty answer says it is empty. The token budget is applied afterwards, on the whole response.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import duckdb
@@ -44,15 +45,21 @@ def assemble(cur: duckdb.DuckDBPyConnection, gen: generation.Generation, req: Se
              weights: dict[str, float], state: dict[str, LaneState], fused: list[tuple], actor_rows: list[tuple],
              terms_by_doc: dict[tuple[str, int], list[str]], no_source: bool, settings: Settings,
              vec_by_doc: dict[tuple[str, int], float] | None = None,
-             semantic: dict[str, LaneSemantic] | None = None) -> SearchResponse:
+             semantic: dict[str, LaneSemantic] | None = None,
+             unknown_workspaces: Sequence[str] = (), known_workspaces: Sequence[str] = ()) -> SearchResponse:
     """The whole response before the budget; `cur` is the plain cursor (item details).
 
-    `vec_by_doc` / `semantic` only with semantic.enabled: each item's similarity and each lane's vector state."""
+    `vec_by_doc` / `semantic` only with semantic.enabled: each item's similarity and each lane's vector state.
+    `unknown_workspaces`: workspace filter values that name no workspace (`known_workspaces`: a hint)."""
     items = lane_items(cur, req, fused, terms_by_doc, vec_by_doc)
     sem = semantic or {}
     doc_actor = {doc_key: actor for lane, _, doc_key, *_, actor in fused if lane == "episodes" and actor}
     actors = actor_answers(req, actor_rows, items["episodes"], doc_actor, settings.dispatch)
     warnings, errors = _notices(req, state, items, no_source)
+    warnings[:0] = [Warning(code=Code.UNKNOWN_WORKSPACE.value, lane="all",
+                            message=msg("filter.unknown_workspace", "en", workspace=name,
+                                        known=", ".join(known_workspaces) or "none"))
+                    for name in unknown_workspaces]
     ep, co, sk = state["episodes"], state["code"], state.get("skills")
     lanes = Lanes(
         episodes=EpisodeLane(backend=BACKENDS["episodes"], index_rev=ep["rev"], observed_at=gen.published_at,
@@ -90,7 +97,7 @@ def _notices(req: SearchRequest, state: dict[str, LaneState], items: dict[str, l
         elif lane in req.include and not items[lane] and not no_source:
             warnings.append(Warning(code="KNOWLEDGE_NO_MATCH", lane=lane, message=msg("lane.no_match", "en")))
     if no_source:
-        reasons = "; ".join(state[ln]["reason"] for ln in ("episodes", "code"))
+        reasons = "; ".join(st["reason"] for ln, st in state.items() if st["reason"] and ln in LANES)
         errors.append(ErrorItem(code=Code.NO_SOURCE.value, message=msg("search.no_source", "en", reasons=reasons),
                                 retryable=True))
     return warnings, errors

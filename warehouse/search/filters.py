@@ -10,20 +10,20 @@ from __future__ import annotations
 
 from warehouse import literals as lit
 from warehouse.search.contract import Filters
+from warehouse.search.workspaces import Resolved
 
 
-def lane_predicate(lane: str, f: Filters) -> str:
+def lane_predicate(lane: str, f: Filters, ws: Resolved) -> str:
+    """`ws`: the workspace filter resolved once per search (`workspaces.WorkspaceIndex.resolve`)."""
     clauses: list[str] = []
     if f.workspaces:
-        # exact roots, resolved to ak_document.ws_no first: an integer column scans ~10x cheaper
-        # than the two string columns (the table has one row per (workspace_id, workspace_path))
-        ws = lit.texts(f.workspaces)
-        if lane == "skills":  # global skills (no workspace) stay visible; workspace skills must match
-            clauses.append("(d.ws_no IS NULL OR d.ws_no IN (SELECT ws_no FROM ak_document_workspace "
-                           f"WHERE list_contains({ws}, workspace_id)))")
-        else:
-            clauses.append("d.ws_no IN (SELECT ws_no FROM ak_document_workspace "
-                           f"WHERE list_contains({ws}, workspace_id) OR list_contains({ws}, workspace_path))")
+        # ids, paths, folder names and titles resolved to ak_document.ws_no numbers (literal
+        # integers): an integer column scans ~10x cheaper than the two string columns
+        mine = f"d.ws_no IN ({_ints(ws.ws_nos)})" if ws.ws_nos else "false"
+        if lane == "skills" and ws.named:  # global skills (no workspace) stay visible beside its own
+            clauses.append(f"(d.ws_no IS NULL OR {mine})")
+        else:  # no value named a workspace: nothing matches, not even a global skill
+            clauses.append(mine if ws.named else "false")
     if lane == "episodes":
         if f.session_ids:
             clauses.append(f"list_contains({lit.texts(f.session_ids)}, d.session_id)")
@@ -58,3 +58,7 @@ def is_selective(lane: str, f: Filters) -> bool:
     if lane == "episodes":
         return bool(f.session_ids or f.actor_ids)
     return lane == "skills" and bool(f.actor_ids)
+
+
+def _ints(values: list[int]) -> str:
+    return ", ".join(str(int(v)) for v in values)

@@ -33,6 +33,11 @@ ANCHOR_SHARE = 0.6
 # When the index has never seen most of the words a query names (its non-identifier groups), the
 # topic is absent: "elasticsearch index lifecycle policy" knows only "index" and "log".
 MAX_UNKNOWN_SHARE = 0.5
+# A skill used by episodes that answer the query (issue 11: evidence over word overlap): its relevance
+# grows by up to SKILL_EVIDENCE_BOOST once those episodes' relevance, relative to the best episode's,
+# sums to SKILL_EVIDENCE_CAP (fuse.sql)
+SKILL_EVIDENCE_BOOST = 0.5
+SKILL_EVIDENCE_CAP = 1.0
 
 
 def read_newest(con: duckdb.DuckDBPyConnection) -> str:
@@ -78,14 +83,16 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
         literals.double(sum(idf) or 1.0), literals.double(MIN_COVERAGE), literals.double(MIN_BEST_COVERAGE),
         literals.bigint(2 if len(groups) >= 3 else 1), literals.bigint(K_LANE), literals.double(RRF_K),
         literals.integers(masks), literals.doubles(idf)]
+    skill_evidence = [literals.double(SKILL_EVIDENCE_BOOST / SKILL_EVIDENCE_CAP), literals.double(SKILL_EVIDENCE_CAP),
+                      literals.double(MIN_COVERAGE)]  # each parameter once (fuse.sql)
     anchor_arg = literals.bigint(anchor)
     if semantic is None:
-        sess.execute(f"EXECUTE akw_fuse({', '.join([*args, anchor_arg])})")
+        sess.execute(f"EXECUTE akw_fuse({', '.join([*args, *skill_evidence, anchor_arg])})")
     else:
         values, vec_min, vec_min_best = semantic
         sess.execute(f"DELETE FROM _vec; INSERT INTO _vec VALUES {values}" if values else "DELETE FROM _vec")
         gates = [literals.double(vec_min), literals.double(vec_min_best)]
-        sess.execute(f"EXECUTE akw_fuse_sem({', '.join([*args, *gates, anchor_arg])})")
+        sess.execute(f"EXECUTE akw_fuse_sem({', '.join([*args, *gates, anchor_arg, *skill_evidence])})")
     slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
     fused = sess.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()
     return fused, sess.execute(f"EXECUTE akw_actors('{newest}'::TIMESTAMPTZ)").fetchall()

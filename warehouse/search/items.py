@@ -41,7 +41,7 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
     words = req.query.split()
     locator = req.provenance == "locator"
     items: dict[str, list[Any]] = {lane: [] for lane in LANES}
-    for lane, doc_id, doc_key, rrf, rel, coverage, _rank, _actor in fused:
+    for lane, doc_id, doc_key, rrf, rel, coverage, _rank, evidence, _actor in fused:
         d = details[doc_id]
         terms = [t.lstrip("=") for t in terms_by_doc.get((lane, doc_id), [])]
         snippet = None if locator else make_snippet(d["text"] or "", terms + words, req.budget.snippet_chars)
@@ -69,6 +69,8 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
                 source_kind=d["source_kind"], provenance="stated", score=round(rel, 6), why=why,
                 snippet=snippet))
         else:
+            if evidence:  # used by episodes that answer this query, not only sharing words with it
+                why.insert(0, msg("item.skill_evidence", "en", episodes=int(evidence), s="" if evidence == 1 else "s"))
             items[lane].append(SkillItem(
                 id=doc_key, name=d["skill_name"] or d["title"], path=d["skill_path"],
                 description=_cut(d["skill_description"]), when_to_use=_cut(d["skill_when_to_use"]),

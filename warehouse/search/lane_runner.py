@@ -22,6 +22,7 @@ from warehouse.search.filters import is_selective, lane_predicate
 from warehouse.search.lane_status import LaneInfo, LaneState, fail_lane, lane_state
 from warehouse.search.messages import msg
 from warehouse.search.watchdog import Watchdog
+from warehouse.search.workspaces import Resolved
 from warehouse.settings import Settings
 
 log = logging.getLogger("akw.search")
@@ -38,13 +39,15 @@ class LaneRun(NamedTuple):
 
     state: dict[str, LaneState]  # every lane the response reports on
     traces: list[TraceLane]
-    hits: list[Hit]  # empty when neither source lane could answer
-    no_source: bool  # neither the episodes nor the code lane is available: the search has no answer
+    hits: list[Hit]  # empty when no lane could answer
+    no_source: bool  # no included lane is available (episodes and code, and skills unless it answers alone)
 
 
 def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],
-              lane_info: Mapping[str, LaneInfo], settings: Settings, watchdog: Watchdog) -> LaneRun:
-    """Query every included lane (episodes and code are reported on even when not included)."""
+              lane_info: Mapping[str, LaneInfo], settings: Settings, watchdog: Watchdog,
+              ws: Resolved) -> LaneRun:
+    """Query every included lane (episodes and code are reported on even when not included);
+    `ws` is the workspace filter resolved to document numbers (unused without one)."""
     lanes = [lane for lane in LANES if lane in req.include or lane in ("episodes", "code")]
     state: dict[str, LaneState] = {}
     traces: list[TraceLane] = []
@@ -54,7 +57,7 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
         t = time.perf_counter()
         if not st["unavailable"] and lane in req.include:
             try:
-                rows = _lane_hits(cur, lane, req, found, st["docs"], watchdog) if found else []
+                rows = _lane_hits(cur, lane, req, found, st["docs"], watchdog, ws) if found else []
                 hits += [(lane, d, s, terms) for d, s, terms in rows]
                 st["hits"] = len(rows)
             except duckdb.InterruptException:
@@ -68,15 +71,18 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
         state[lane] = st
         traces.append(TraceLane(lane=lane, ms=round((time.perf_counter() - t) * 1000, 3),
                                 items=st.get("hits", 0), degraded=st["degraded"]))
-    no_source = state["episodes"]["unavailable"] and state["code"]["unavailable"]
+    # a warehouse of skills only (no sessions, no code yet) still answers from its skills lane; the
+    # episodes and code lanes then say, degraded, that they have no source
+    skills_answer = "skills" in req.include and not state.get("skills", {"unavailable": True})["unavailable"]
+    no_source = state["episodes"]["unavailable"] and state["code"]["unavailable"] and not skills_answer
     if no_source:
         hits = []
     return LaneRun(state, traces, hits, no_source)
 
 
 def _lane_hits(cur: duckdb.DuckDBPyConnection, lane: str, req: SearchRequest, found: list[tuple[str, int, int]],
-               lane_docs: int, watchdog: Watchdog) -> list[tuple[int, float, list[str]]]:
-    where = lane_predicate(lane, req.filters)
+               lane_docs: int, watchdog: Watchdog, ws: Resolved) -> list[tuple[int, float, list[str]]]:
+    where = lane_predicate(lane, req.filters, ws)
     with watchdog.deadline(cur, LANE_TIMEOUT_S):
         return lexical.lexical_search(cur, lane, req.query, k=K_RAW if lane == "episodes" else K_LANE,
                                       where_sql=where, found=found, lane_docs=lane_docs,

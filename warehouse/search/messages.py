@@ -66,6 +66,7 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "vec.no_vectors": {"en": "no {lane} units are embedded in this generation"},
     "vec.not_built": {"en": "this generation was built without vectors: run `akw reindex` with semantic.enabled"},
     "item.outcome": {"en": "outcome: {outcome}"},
+    "item.skill_evidence": {"en": "used in {episodes} matching episode{s}"},
     # -- lanes.<lane>.degradation_reason and warnings: English -------------------------------
     "lane.source_disabled": {"en": "the {lane} source is disabled in settings"},
     "lane.not_indexed": {"en": "no {lane} documents are indexed"},
@@ -75,9 +76,11 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "lane.query_failed": {"en": "lane query failed ({error})"},
     "lane.no_match": {"en": "no indexed document matches; widen the filters (workspaces, since, outcome) "
                             "or run `akw reindex` if the work is recent"},
+    "filter.unknown_workspace": {"en": "filters.workspaces: {workspace!r} names no indexed workspace (give its id, "
+                                       "path, folder name or title; known: {known})"},
     "budget.exceeded": {"en": "even without items the response exceeds max_tokens={max_tokens}"},
     # -- errors: English ---------------------------------------------------------------------
-    "search.no_source": {"en": "neither the episodes nor the code lane is available: {reasons}"},
+    "search.no_source": {"en": "no lane can answer: {reasons}"},
     "search.not_published": {"en": "no index generation is published yet (run `akw reindex`)"},
     "search.other_version": {"en": "the published index was built by another akw version and cannot be searched "
                                    "by this one: run `akw reindex`"},

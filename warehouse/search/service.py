@@ -39,6 +39,7 @@ from warehouse.search.routing import lane_weights, route
 from warehouse.search.session import prepare_session
 from warehouse.search.term_cache import TermCache
 from warehouse.search.watchdog import Watchdog
+from warehouse.search.workspaces import WorkspaceIndex
 from warehouse.settings import Settings
 
 __all__ = ["RRF_K", "SESSION_USES", "SearchEngine"]  # RRF_K: imported from here by callers before the split
@@ -61,6 +62,7 @@ class SearchEngine:
         self._con: duckdb.DuckDBPyConnection | None = None
         self._gen: generation.Generation | None = None
         self._lane_info: dict[str, LaneInfo] = {}
+        self._workspaces = WorkspaceIndex()  # what a workspace filter may name, of the open generation
         self._newest = "epoch"
         self._terms = TermCache()  # query chunk -> terms, term -> vocabulary entry, of the open generation
         self._local = threading.local()  # one prepared search session (cursor) per thread
@@ -95,6 +97,7 @@ class SearchEngine:
                 self._con.execute("SET allocator_flush_threshold = '16MB'")
                 self._lane_info = read_lane_info(self._con)
                 self._vec_info = vector.read_vec_info(self._con) if self._semantic else None
+                self._workspaces = WorkspaceIndex.read(self._con)
                 self._newest = read_newest(self._con)
                 self._terms = TermCache()
                 self._cache.clear()
@@ -159,10 +162,11 @@ class SearchEngine:
         sess = self._local.sess  # the session cursor: its temp tables and prepared statements
         exp = synonyms.expand(cur, req.query, terms=memo.tokens(sess, req.query),
                               lookup=lambda terms: memo.lookup(cur, terms))
-        lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog)
+        ws = self._workspaces.resolve(list(req.filters.workspaces))  # ids, paths, folder names, titles
+        lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws)
         hits = lanes.hits
         vec = None if not self._semantic or lanes.no_source else \
-            vector.run_vectors(cur, req, lanes.state, self._vec_info, self._watchdog)
+            vector.run_vectors(cur, req, lanes.state, self._vec_info, self._watchdog, ws)
         semantic = None
         if vec is not None:
             hits = vector.with_vector_hits(hits, vec)
@@ -172,7 +176,8 @@ class SearchEngine:
         terms_by_doc = {(lane, d): terms for lane, d, _, terms in hits}
         vec_by_doc = vector.item_similarity(sess) if vec is not None and fused else None
         resp = assemble(cur, gen, req, routing, weights, lanes.state, fused, actor_rows, terms_by_doc,
-                        lanes.no_source, self.settings, vec_by_doc, vec.state if vec is not None else None)
+                        lanes.no_source, self.settings, vec_by_doc, vec.state if vec is not None else None,
+                        ws.unknown, self._workspaces.names() if ws.unknown else [])
         if vec is not None:
             resp.warnings.extend(vec.warnings)
         resp = apply_budget(resp, req.budget.max_tokens)

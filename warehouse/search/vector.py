@@ -28,6 +28,7 @@ from warehouse.search.lane_runner import K_LANE, LANE_TIMEOUT_S, Hit
 from warehouse.search.lane_status import LaneState
 from warehouse.search.messages import msg
 from warehouse.search.watchdog import Watchdog
+from warehouse.search.workspaces import Resolved
 from warehouse.sqlfiles import query_template
 
 log = logging.getLogger("akw.search")
@@ -52,7 +53,7 @@ def read_vec_info(con: duckdb.DuckDBPyConnection) -> dict[str, int] | None:
 
 
 def run_vectors(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lane_state: Mapping[str, LaneState],
-                vec_info: dict[str, int] | None, watchdog: Watchdog) -> VectorRun:
+                vec_info: dict[str, int] | None, watchdog: Watchdog, ws: Resolved) -> VectorRun:
     """The vector hits of every included, answering lane, and what each lane's vector side did."""
     state: dict[str, LaneSemantic] = {}
     model = embed.MODEL
@@ -69,7 +70,7 @@ def run_vectors(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lane_state: 
     hits: dict[str, list[tuple[int, float]]] = {}
     if queried:
         try:
-            hits = _scan(cur, req, queried, watchdog)
+            hits = _scan(cur, req, queried, watchdog, ws)
             for ln in queried:
                 state[ln] = LaneSemantic(state="answered", model=model, hits=len(hits.get(ln, [])))
         except duckdb.InterruptException:
@@ -90,11 +91,11 @@ def run_vectors(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lane_state: 
 
 
 def _scan(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lanes: list[str],
-          watchdog: Watchdog) -> dict[str, list[tuple[int, float]]]:
+          watchdog: Watchdog, ws: Resolved) -> dict[str, list[tuple[int, float]]]:
     qvec = embed.vector_literal(embed.embed(req.query))
     parts = []
     for ln in lanes:
-        where = lane_predicate(ln, req.filters)
+        where = lane_predicate(ln, req.filters, ws)
         flt = f"AND v.doc_id IN (SELECT d.doc_id FROM ak_document AS d WHERE {where})" if where else ""
         parts.append(query_template("vector_lane").replace("{lane_no}", str(LANES.index(ln)))
                      .replace("{k}", str(K_LANE)).replace("{filter}", flt))

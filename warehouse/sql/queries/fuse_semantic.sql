@@ -5,7 +5,8 @@
 -- $12 min similarity of an item, $13 min similarity of the best item (below it the vector side
 -- has no answer: an absent topic is still an empty answer, FR-5.7), $14 the anchor mask of fuse.sql's
 -- $12: only an item whose terms include an anchor can be a lexical answer (one matching only the
--- query's common words is not evidence); a vector answer needs no anchor.
+-- query's common words is not evidence); a vector answer needs no anchor. $15..$17 the skill
+-- evidence boost of fuse.sql's $12..$14 (a skill used by the episodes that answer the query).
 -- An item is an answer by lexical evidence (fuse.sql's coverage gates) or by similarity (>= $12,
 -- when the best >= $13). Within a lane: lex_rank over the lexical answers, vec_rank over the items
 -- at or above $12; lane score = 1/(k + lex_rank) + 1/(k + vec_rank); lane_rank orders by it.
@@ -43,12 +44,26 @@ answers AS (
     FROM covered c, gates g
     WHERE (c.anchored AND c.coverage >= $5::DOUBLE AND g.lex_ok) OR coalesce(c.vec >= $12::DOUBLE AND g.vec_ok, false)
 ),
+answering AS (  -- the episodes that answer the query lexically (fuse.sql's evidence)
+    SELECT skills, lex * (0.2 + 0.8 * coverage) AS relevance
+    FROM answers WHERE lane = 'episodes' AND lex_answer AND coverage >= $17::DOUBLE
+),
+evidence AS (
+    SELECT name, count(*) AS episodes, sum(relevance) / (SELECT max(relevance) FROM answering) AS mass
+    FROM (SELECT unnest(skills) AS name, relevance FROM answering)
+    GROUP BY name
+),
+boosted AS (
+    SELECT a.*, coalesce(e.episodes, 0) AS evidence,
+           lex * (0.2 + 0.8 * coverage) * (1 + $15::DOUBLE * least(coalesce(e.mass, 0), $16::DOUBLE)) AS relevance
+    FROM answers a LEFT JOIN evidence e ON a.lane = 'skills' AND e.name = a.grp
+),
 sides AS (
-    SELECT *, lex * (0.2 + 0.8 * coverage) AS relevance,
+    SELECT *,
            CASE WHEN lex_answer THEN row_number() OVER (PARTITION BY lane, lex_answer
-                                                        ORDER BY lex * (0.2 + 0.8 * coverage) DESC, doc_id) END AS lex_rank,
+                                                        ORDER BY relevance DESC, doc_id) END AS lex_rank,
            CASE WHEN vec_answer THEN row_number() OVER (PARTITION BY lane, vec_answer ORDER BY vec DESC, doc_id) END AS vec_rank
-    FROM answers
+    FROM boosted
 ),
 ranked AS (
     SELECT *, row_number() OVER (PARTITION BY lane ORDER BY coalesce(1 / ($9::DOUBLE + lex_rank), 0)
@@ -72,5 +87,5 @@ caps AS (
 )
 SELECT s.lane, lex, bits, doc_id, doc_key, episode_id, actor_id, workspace_id, time, outcome, grp, cap_key, grp_bits,
        coverage, groups_matched, relevance, lane_rank, rrf, rel, lane_priority,
-       list_position(c.ids, s.doc_id) AS cap_rank
+       list_position(c.ids, s.doc_id) AS cap_rank, evidence
 FROM scored s JOIN caps c USING (lane, cap_grp);

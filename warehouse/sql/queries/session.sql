@@ -7,8 +7,9 @@ CREATE TEMP TABLE _query (q VARCHAR);
 PREPARE akw_chunk_tokens AS SELECT q, akw_chunk_terms(q) FROM _query;
 CREATE TEMP TABLE _hits (lane VARCHAR, lex DOUBLE, bits BIGINT, doc_id INTEGER, doc_key VARCHAR, episode_id VARCHAR,
                          actor_id VARCHAR, workspace_id VARCHAR, time TIMESTAMPTZ, outcome VARCHAR, grp VARCHAR,
-                         cap_key VARCHAR);
+                         cap_key VARCHAR, skills VARCHAR[]);
 CREATE TEMP TABLE _fused (lane VARCHAR, lex DOUBLE, bits BIGINT, doc_id INTEGER, doc_key VARCHAR, episode_id VARCHAR,
                           actor_id VARCHAR, workspace_id VARCHAR, time TIMESTAMPTZ, outcome VARCHAR, grp VARCHAR,
                           cap_key VARCHAR, grp_bits BIGINT, coverage DOUBLE, groups_matched BIGINT, relevance DOUBLE,
-                          lane_rank BIGINT, rrf DOUBLE, rel DOUBLE, lane_priority INTEGER, cap_rank BIGINT);
+                          lane_rank BIGINT, rrf DOUBLE, rel DOUBLE, lane_priority INTEGER, cap_rank BIGINT,
+                          evidence BIGINT);

@@ -16,7 +16,7 @@ slots AS (
                            rrf DESC, lane_priority, time DESC NULLS LAST, doc_key) AS slot
     FROM c
 )
-SELECT lane, doc_id, doc_key, rrf, rel, coverage, lane_rank, actor_id
+SELECT lane, doc_id, doc_key, rrf, rel, coverage, lane_rank, evidence, actor_id
 FROM slots
 WHERE slot <= $4::BIGINT
 ORDER BY rrf DESC, lane_priority, time DESC NULLS LAST, doc_key;
