@@ -44,8 +44,7 @@ def assemble(cur: duckdb.DuckDBPyConnection, gen: generation.Generation, req: Se
              terms_by_doc: dict[tuple[str, int], list[str]], no_source: bool, settings: Settings) -> SearchResponse:
     """The whole response before the budget; `cur` is the plain cursor (item details)."""
     items = lane_items(cur, req, fused, terms_by_doc)
-    doc_actor = {doc_key: actor for lane, _, doc_key, *_, actor in fused if lane == "episodes" and actor}
-    actors = actor_answers(req, actor_rows, items["episodes"], doc_actor, settings.dispatch)
+    actors = actor_answers(req, actor_rows, items["episodes"], settings.dispatch)
     warnings, errors = _notices(req, state, items, no_source)
     ep, co, sk = state["episodes"], state["code"], state.get("skills")
     lanes = Lanes(

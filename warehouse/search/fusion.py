@@ -15,10 +15,10 @@ from collections.abc import Mapping
 import duckdb
 
 from warehouse import literals
-from warehouse.search import synonyms
+from warehouse.search import routing, synonyms
 from warehouse.search.contract import LANES, SearchRequest
 from warehouse.search.lane_runner import K_LANE, Hit
-from warehouse.search.lane_status import LaneInfo
+from warehouse.search.lane_status import ACTOR_LANE, LaneInfo
 from warehouse.sqlfiles import query_sql
 
 RRF_K = 60
@@ -26,6 +26,8 @@ MIN_COVERAGE = 0.2  # idf-weighted share of query terms an item must match to be
 MIN_BEST_COVERAGE = 0.3  # below this even for the best item, the query has no answer here
 OOV_WEIGHT = 0.5  # weight of a query term the index has never seen, relative to the rarest known term
 MAX_COVERAGE_TERMS = 62  # one bit per term in a BIGINT
+HIT_LANES = (*LANES, ACTOR_LANE)  # lane numbers of hits.sql: the contract's lanes, then the internal one
+NOMINATION = 1.0  # share of an actor profile's RRF score and relevance its representative episode gets
 
 
 def read_newest(con: duckdb.DuckDBPyConnection) -> str:
@@ -54,7 +56,7 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     masks = [sum(bit.get(t, 0) for t in g) for g in groups]
     idf = [weight(g) for g in groups]
     sess.execute("DELETE FROM _hits; DELETE FROM _fused")
-    rows = literals.number_rows((LANES.index(h[0]), h[1], float(h[2]), sum(bit.get(t, 0) for t in h[3]))
+    rows = literals.number_rows((HIT_LANES.index(h[0]), h[1], float(h[2]), sum(bit.get(t, 0) for t in h[3]))
                                 for h in hits)
     doc_ids = ",".join(str(int(h[1])) for h in hits)
     sess.execute(query_sql("hits").replace("{doc_ids}", doc_ids).replace("{rows}", rows))
@@ -63,7 +65,9 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     args = [literals.double(weights.get(ln, 0.0)) for ln in LANES] + [
         literals.double(sum(idf) or 1.0), literals.double(MIN_COVERAGE), literals.double(MIN_BEST_COVERAGE),
         literals.bigint(2 if len(groups) >= 3 else 1), literals.bigint(K_LANE), literals.double(RRF_K),
-        literals.integers(masks), literals.doubles(idf)]
+        literals.integers(masks), literals.doubles(idf),
+        literals.double(weights.get("episodes", 0.0)), literals.double(NOMINATION),
+        "true" if routing.names_a_role(req.query) else "false"]
     sess.execute(f"EXECUTE akw_fuse({', '.join(args)})")
     slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
     fused = sess.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()

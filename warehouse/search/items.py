@@ -13,7 +13,16 @@ from typing import Any
 
 import duckdb
 
-from warehouse.search.contract import LANES, CodeItem, EpisodeItem, EpisodeSession, SearchRequest, SkillItem, UsedBy
+from warehouse.search.contract import (
+    LANES,
+    CodeItem,
+    EpisodeItem,
+    EpisodeSession,
+    ItemActor,
+    SearchRequest,
+    SkillItem,
+    UsedBy,
+)
 from warehouse.search.messages import msg
 from warehouse.search.snippets import make_snippet
 from warehouse.sqlfiles import query_sql
@@ -47,12 +56,16 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
         why = [msg("item.lexical", "en", terms=", ".join(terms[:6])),
                msg("item.coverage", "en", coverage=coverage)] if terms else []
         if lane == "episodes":
-            why.insert(0, msg("item.fts_match", "en", event_type=d["event_type"]))
+            nominated = (lane, doc_id) not in terms_by_doc  # an actor profile's evidence (fuse.sql step 4)
+            why.insert(0, msg("item.profile", "en") if nominated
+                       else msg("item.fts_match", "en", event_type=d["event_type"]))
             if d["outcome"]:
                 why.append(msg("item.outcome", "en", outcome=d["outcome"]))
             items[lane].append(EpisodeItem(
-                id=doc_key, session_id=d["session_id"] or "", seq=max(int(d["seq"] or 0), 0),
-                event_type=d["event_type"] or d["kind"], time=iso(d["time"]), surface="indexed",
+                id=d["item_id"], session_id=d["session_id"] or "", seq=max(int(d["seq"] or 0), 0),
+                event_type=d["event_type"] or d["kind"], event_id=d["event_id"],
+                actor=ItemActor(id=d["actor_id"], name=d["actor_name"]) if d["actor_id"] else None,
+                time=iso(d["time"]), surface="indexed",
                 snippet=snippet, score=round(rrf, 6), why=why,
                 session=EpisodeSession(cwd=d["session_cwd"], workspace=d["workspace_id"] or d["workspace_path"],
                                        created_at=iso(d["session_created_at"]), agent_preset=d["session_preset"],
@@ -60,21 +73,21 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
                                        persisted=True)))
         elif lane == "code":
             items[lane].append(CodeItem(
-                id=doc_key, chunk_id=doc_key, path=d["path"], start_line=max(int(d["start_line"] or 1), 1),
+                id=d["item_id"], chunk_id=doc_key, path=d["path"], start_line=max(int(d["start_line"] or 1), 1),
                 end_line=d["end_line"], workspace=d["workspace_id"], language=d["language"], symbol=d["symbol"],
                 source_kind=d["source_kind"], provenance="stated", score=round(rel, 6), why=why,
                 snippet=snippet))
         else:
             items[lane].append(SkillItem(
-                id=doc_key, name=d["skill_name"] or d["title"], path=d["skill_path"],
-                description=_cut(d["skill_description"]), when_to_use=_cut(d["skill_when_to_use"]),
+                id=d["item_id"], name=d["skill_name"] or d["title"], path=d["skill_path"],
+                description=cut(d["skill_description"]), when_to_use=cut(d["skill_when_to_use"]),
                 content_hash=d["skill_hash"], score=round(rrf, 6), why=why,
                 used_by=[UsedBy(actor_id=u["actor_id"], episode_id=u["episode_id"], uses=int(u["uses"]))
                          for u in d["skill_used_by"] or []]))
     return items
 
 
-def _cut(text: str | None, chars: int = 300) -> str | None:
+def cut(text: str | None, chars: int = 300) -> str | None:
     """Lane items carry a short description; the whole text is the skill card's (spec FR-5.9)."""
     if text is None or len(text) <= chars:
         return text

@@ -19,7 +19,7 @@ import duckdb
 from warehouse.search import lexical
 from warehouse.search.contract import LANES, SearchRequest, TraceLane
 from warehouse.search.filters import is_selective, lane_predicate
-from warehouse.search.lane_status import LaneInfo, LaneState, fail_lane, lane_state
+from warehouse.search.lane_status import ACTOR_LANE, LaneInfo, LaneState, fail_lane, lane_state
 from warehouse.search.messages import msg
 from warehouse.search.watchdog import Watchdog
 from warehouse.settings import Settings
@@ -28,6 +28,7 @@ log = logging.getLogger("akw.search")
 
 K_LANE = 30  # per-lane top K entering fusion (contract §7.1)
 K_RAW = 60  # raw hits fetched per lane before the episodes lane collapses events into episodes
+K_ACTORS = 10  # actor profiles entering fusion (each may nominate its representative episode)
 LANE_TIMEOUT_S = 0.25  # contract §11
 
 Hit = tuple[str, int, float, list[str]]  # (lane, doc_id, lexical score, the query terms it matched)
@@ -71,7 +72,37 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
     no_source = state["episodes"]["unavailable"] and state["code"]["unavailable"]
     if no_source:
         hits = []
+    elif found and "hits" in state["episodes"] and _profiles_apply(req):
+        hits += _actor_hits(cur, req, found, lane_info.get(ACTOR_LANE, {}), watchdog)
     return LaneRun(state, traces, hits, no_source)
+
+
+def _profiles_apply(req: SearchRequest) -> bool:
+    """Actor profiles answer only where their evidence honours the filters: a workspace or actor
+    filter holds for the profile's representative episode; session, time, outcome and skill
+    filters are about episodes a profile cannot vouch for, so they switch profiles off."""
+    f = req.filters
+    return not (f.session_ids or f.since or f.until or f.outcome != "any" or f.skills)
+
+
+def _actor_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],
+                info: Mapping[str, object], watchdog: Watchdog) -> list[Hit]:
+    """The internal actors lane: profile documents matching the query (none when it fails: the
+    episodes lane already answered, and a missing profile only loses a nomination)."""
+    docs = int(info.get("docs", 0) or 0)
+    if docs == 0:
+        return []
+    try:
+        with watchdog.deadline(cur, LANE_TIMEOUT_S):
+            rows = lexical.lexical_search(cur, ACTOR_LANE, req.query, k=K_ACTORS,
+                                          where_sql=lane_predicate(ACTOR_LANE, req.filters), found=found,
+                                          lane_docs=docs)
+    except (duckdb.BinderException, duckdb.CatalogException):
+        raise
+    except duckdb.Error as e:
+        log.warning("search request_id=%s lane=%s failed: %s", req.request_id, ACTOR_LANE, type(e).__name__)
+        return []
+    return [(ACTOR_LANE, d, s, terms) for d, s, terms in rows]
 
 
 def _lane_hits(cur: duckdb.DuckDBPyConnection, lane: str, req: SearchRequest, found: list[tuple[str, int, int]],
