@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import akw_fixtures
 import duckdb
 import pytest
 
+import akw_fixtures
 from warehouse.api import Warehouse
 from warehouse.errors import Code, KnowledgeError
 from warehouse.search.contract import invariant_violations, parse_request
