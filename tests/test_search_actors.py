@@ -17,6 +17,7 @@ from warehouse import generation
 from warehouse.api import Warehouse
 from warehouse.evaluation.golden import load_golden
 from warehouse.evaluation.runner import DEFAULT_GOLDEN
+from warehouse.search import fusion
 from warehouse.search.contract import SearchResponse, invariant_violations
 from warehouse.search.messages import msg
 from warehouse.search.service import SEARCH_MEMORY, SEARCH_THREADS
@@ -162,3 +163,20 @@ def test_every_id_in_a_response_is_its_mart_row(wh: Warehouse) -> None:
         listed = ", ".join("'" + i.replace("'", "''") + "'" for i in sorted(ids[kind]))
         found = dict(rows(wh, f"SELECT {col}, count(*) FROM {table} WHERE {col} IN ({listed}) GROUP BY {col}"))
         assert found == dict.fromkeys(ids[kind], 1), (kind, sorted(ids[kind] - set(found))[:3])
+
+
+def test_nominated_episodes_score_against_each_lane_best() -> None:
+    """The best profile's episode outranks the best episode hit; an episode already hit keeps one
+    hit with the higher score and both term sets; profiles beyond the top three nominate nothing."""
+    hits = [("episodes", 10, 8.0, ["a"]), ("episodes", 11, 4.0, ["b"]), ("code", 5, 9.0, ["a"]),
+            ("actors", 100, 2.0, ["x"]), ("actors", 101, 1.0, ["y"]), ("actors", 102, 0.5, ["z"]),
+            ("actors", 103, 0.4, ["w"])]
+    profiles = {100: 20, 101: 11, 102: 21, 103: 22}
+    out, nominated = fusion.nominate(hits, profiles)
+    by_doc = {(lane, d): (score, terms) for lane, d, score, terms in out}
+    assert all(lane != "actors" for lane, *_ in out) and nominated == {20, 21}
+    assert by_doc[("episodes", 20)] == (8.0 * fusion.NOMINATION, ["x"]) and fusion.NOMINATION > 1
+    assert by_doc[("episodes", 11)] == (max(4.0, 1.0 / 2.0 * 8.0 * fusion.NOMINATION), ["b", "y"])
+    assert by_doc[("episodes", 21)][0] == 0.5 / 2.0 * 8.0 * fusion.NOMINATION
+    assert ("episodes", 22) not in by_doc and by_doc[("code", 5)] == (9.0, ["a"])
+    assert fusion.nominate(hits[:3], profiles) == (hits[:3], set())

@@ -41,9 +41,11 @@ BACKENDS = {"episodes": "akw.episode-index", "code": "akw.code-index", "skills":
 
 def assemble(cur: duckdb.DuckDBPyConnection, gen: generation.Generation, req: SearchRequest, routing: Routing,
              weights: dict[str, float], state: dict[str, LaneState], fused: list[tuple], actor_rows: list[tuple],
-             terms_by_doc: dict[tuple[str, int], list[str]], no_source: bool, settings: Settings) -> SearchResponse:
-    """The whole response before the budget; `cur` is the plain cursor (item details)."""
-    items = lane_items(cur, req, fused, terms_by_doc)
+             terms_by_doc: dict[tuple[str, int], list[str]], nominated: set[int], no_source: bool,
+             settings: Settings) -> SearchResponse:
+    """The whole response before the budget; `cur` is the plain cursor (item details); `nominated`: the
+    episode documents actor profiles nominated (fusion.nominate)."""
+    items = lane_items(cur, req, fused, terms_by_doc, nominated)
     actors = actor_answers(req, actor_rows, items["episodes"], settings.dispatch)
     warnings, errors = _notices(req, state, items, no_source)
     ep, co, sk = state["episodes"], state["code"], state.get("skills")

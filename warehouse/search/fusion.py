@@ -5,6 +5,10 @@ three statements prepared on that cursor (`warehouse/search/session.py`) are `EX
 arguments typed exactly as declared: a type mismatch re-binds the statement every time, and
 bound Python parameters would import pandas into the search process (ADR 0003 "Serving").
 Coverage is a bit mask per hit: which idf-weighted query-term groups it matched.
+
+Actor profiles (the internal lane `actors`) do not enter fusion: `nominate` first turns the top
+profile hits into episodes-lane hits of each actor's representative episode (ak_actor_profile),
+so an actor found by what it is ranks by that match and has evidence the response returns (KC-7).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from collections.abc import Mapping
 import duckdb
 
 from warehouse import literals
-from warehouse.search import routing, synonyms
+from warehouse.search import synonyms
 from warehouse.search.contract import LANES, SearchRequest
 from warehouse.search.lane_runner import K_LANE, Hit
 from warehouse.search.lane_status import ACTOR_LANE, LaneInfo
@@ -26,8 +30,40 @@ MIN_COVERAGE = 0.2  # idf-weighted share of query terms an item must match to be
 MIN_BEST_COVERAGE = 0.3  # below this even for the best item, the query has no answer here
 OOV_WEIGHT = 0.5  # weight of a query term the index has never seen, relative to the rarest known term
 MAX_COVERAGE_TERMS = 62  # one bit per term in a BIGINT
-HIT_LANES = (*LANES, ACTOR_LANE)  # lane numbers of hits.sql: the contract's lanes, then the internal one
-NOMINATION = 1.0  # share of an actor profile's RRF score and relevance its representative episode gets
+NOMINATED = 3  # actor profiles that may nominate their representative episode
+NOMINATION = 1.5  # the best profile's episode scores as the best episode hit times this: it comes first
+
+
+def read_profiles(con: duckdb.DuckDBPyConnection) -> dict[int, int]:
+    """Actor profile document -> its representative episode's document: read once per generation."""
+    return {int(d): int(r) for d, r in con.execute("SELECT doc_id, ref_doc_id FROM ak_actor_profile").fetchall()}
+
+
+def nominate(hits: list[Hit], profiles: Mapping[int, int]) -> tuple[list[Hit], set[int]]:
+    """(the hits of the contract's lanes, the episode documents actor profiles nominated).
+
+    The top `NOMINATED` profile hits each become an episodes-lane hit of the actor's representative
+    episode, scored at the profile's share of the best profile score times the best episode score
+    (`NOMINATION`) and matching the profile's terms; an episode the lane already holds keeps the
+    higher score and both term sets. Lexical scores of two lanes are not comparable, their ratios
+    to each lane's best are: the best profile ranks as the best episode does."""
+    lane_hits = [h for h in hits if h[0] != ACTOR_LANE]
+    profile_hits = [h for h in hits if h[0] == ACTOR_LANE and h[1] in profiles][:NOMINATED]
+    if not profile_hits:
+        return lane_hits, set()
+    episode_hits = {h[1]: i for i, h in enumerate(lane_hits) if h[0] == "episodes"}
+    top_episode = max((lane_hits[i][2] for i in episode_hits.values()), default=profile_hits[0][2])
+    nominated: set[int] = set()
+    for _, doc_id, lex, terms in profile_hits:
+        ref, score = profiles[doc_id], lex / profile_hits[0][2] * top_episode * NOMINATION
+        if ref in episode_hits:
+            lane, d, had, had_terms = lane_hits[episode_hits[ref]]
+            lane_hits[episode_hits[ref]] = (lane, d, max(had, score), sorted(set(had_terms) | set(terms)))
+        else:
+            episode_hits[ref] = len(lane_hits)
+            lane_hits.append(("episodes", ref, score, list(terms)))
+            nominated.add(ref)
+    return lane_hits, nominated
 
 
 def read_newest(con: duckdb.DuckDBPyConnection) -> str:
@@ -56,7 +92,7 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     masks = [sum(bit.get(t, 0) for t in g) for g in groups]
     idf = [weight(g) for g in groups]
     sess.execute("DELETE FROM _hits; DELETE FROM _fused")
-    rows = literals.number_rows((HIT_LANES.index(h[0]), h[1], float(h[2]), sum(bit.get(t, 0) for t in h[3]))
+    rows = literals.number_rows((LANES.index(h[0]), h[1], float(h[2]), sum(bit.get(t, 0) for t in h[3]))
                                 for h in hits)
     doc_ids = ",".join(str(int(h[1])) for h in hits)
     sess.execute(query_sql("hits").replace("{doc_ids}", doc_ids).replace("{rows}", rows))
@@ -65,9 +101,7 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     args = [literals.double(weights.get(ln, 0.0)) for ln in LANES] + [
         literals.double(sum(idf) or 1.0), literals.double(MIN_COVERAGE), literals.double(MIN_BEST_COVERAGE),
         literals.bigint(2 if len(groups) >= 3 else 1), literals.bigint(K_LANE), literals.double(RRF_K),
-        literals.integers(masks), literals.doubles(idf),
-        literals.double(weights.get("episodes", 0.0)), literals.double(NOMINATION),
-        "true" if routing.names_a_role(req.query) else "false"]
+        literals.integers(masks), literals.doubles(idf)]
     sess.execute(f"EXECUTE akw_fuse({', '.join(args)})")
     slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
     fused = sess.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()

@@ -38,8 +38,8 @@ def iso(v: Any) -> str | None:
 
 
 def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[tuple],
-               terms_by_doc: dict[tuple[str, int], list[str]]) -> dict[str, list[Any]]:
-    """Lane → its items, in fusion's order."""
+               terms_by_doc: dict[tuple[str, int], list[str]], nominated: set[int]) -> dict[str, list[Any]]:
+    """Lane → its items, in fusion's order; `nominated` episode documents stand for an actor profile's match."""
     details = {}
     if fused:
         ids = ",".join(str(int(r[1])) for r in fused)
@@ -56,8 +56,7 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
         why = [msg("item.lexical", "en", terms=", ".join(terms[:6])),
                msg("item.coverage", "en", coverage=coverage)] if terms else []
         if lane == "episodes":
-            nominated = (lane, doc_id) not in terms_by_doc  # an actor profile's evidence (fuse.sql step 4)
-            why.insert(0, msg("item.profile", "en") if nominated
+            why.insert(0, msg("item.profile", "en") if doc_id in nominated  # an actor profile's evidence
                        else msg("item.fts_match", "en", event_type=d["event_type"]))
             if d["outcome"]:
                 why.append(msg("item.outcome", "en", outcome=d["outcome"]))

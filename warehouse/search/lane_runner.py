@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import duckdb
 
-from warehouse.search import lexical
+from warehouse.search import lexical, routing
 from warehouse.search.contract import LANES, SearchRequest, TraceLane
 from warehouse.search.filters import is_selective, lane_predicate
 from warehouse.search.lane_status import ACTOR_LANE, LaneInfo, LaneState, fail_lane, lane_state
@@ -78,11 +78,14 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
 
 
 def _profiles_apply(req: SearchRequest) -> bool:
-    """Actor profiles answer only where their evidence honours the filters: a workspace or actor
+    """Actor profiles answer a query that names a kind of actor ("an agent that reviews database
+    migrations", routing.names_a_role), not one about work done ("who moved iya.ru": the episodes
+    that did it answer), and only where their evidence honours the filters: a workspace or actor
     filter holds for the profile's representative episode; session, time, outcome and skill
     filters are about episodes a profile cannot vouch for, so they switch profiles off."""
     f = req.filters
-    return not (f.session_ids or f.since or f.until or f.outcome != "any" or f.skills)
+    return routing.names_a_role(req.query) and not (f.session_ids or f.since or f.until or f.outcome != "any"
+                                                    or f.skills)
 
 
 def _actor_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],

@@ -85,8 +85,7 @@ TRIGGERS: dict[str, tuple[Trigger, ...]] = {
 }
 
 # Words that name a kind of actor: a query with one asks what an agent is ("an agent that reviews
-# database migrations"), so actor profiles may answer it even where episodes cover more of its
-# words (fuse.sql step 4); without one, profiles speak only when they cover the query best.
+# database migrations"), so actor profiles may answer it (lane_runner, fusion.nominate).
 ROLE_WORDS: tuple[Trigger, ...] = (
     _ru("агент"), _ru("субагент"), _ru("сабагент"), _ru("тиммейт"), _ru("помощник"), _ru("участник"),
     _en("agent"), _en("subagent"), _en("teammate"), _t("team member", r"team members?", 2), _en("assistant"),

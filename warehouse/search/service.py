@@ -30,7 +30,7 @@ from warehouse.search import synonyms
 from warehouse.search.answer import assemble
 from warehouse.search.budget import apply_budget
 from warehouse.search.contract import SearchRequest, SearchResponse, Trace, TraceLane, parse_request
-from warehouse.search.fusion import RRF_K, fuse, read_newest
+from warehouse.search.fusion import RRF_K, fuse, nominate, read_newest, read_profiles
 from warehouse.search.lane_runner import run_lanes
 from warehouse.search.lane_status import LaneInfo, read_lane_info
 from warehouse.search.messages import msg
@@ -62,6 +62,7 @@ class SearchEngine:
         self._gen: generation.Generation | None = None
         self._lane_info: dict[str, LaneInfo] = {}
         self._newest = "epoch"
+        self._profiles: dict[int, int] = {}  # actor profile document -> its representative episode's
         self._terms = TermCache()  # query chunk -> terms, term -> vocabulary entry, of the open generation
         self._local = threading.local()  # one prepared search session (cursor) per thread
         self._watchdog = Watchdog()  # interrupts a lane query past LANE_TIMEOUT_S
@@ -85,6 +86,7 @@ class SearchEngine:
                 self._con.execute("SET allocator_flush_threshold = '16MB'")
                 self._lane_info = read_lane_info(self._con)
                 self._newest = read_newest(self._con)
+                self._profiles = read_profiles(self._con)
                 self._terms = TermCache()
                 self._cache.clear()
             if self._con is None or self._gen is None:
@@ -149,10 +151,10 @@ class SearchEngine:
         exp = synonyms.expand(cur, req.query, terms=memo.tokens(sess, req.query),
                               lookup=lambda terms: memo.lookup(cur, terms))
         lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog)
-        hits = lanes.hits
+        hits, nominated = nominate(lanes.hits, self._profiles)
         fused, actor_rows = fuse(sess, hits, weights, req, exp, self._lane_info, self._newest) if hits else ([], [])
         terms_by_doc = {(lane, d): terms for lane, d, _, terms in hits}
-        resp = assemble(cur, gen, req, routing, weights, lanes.state, fused, actor_rows, terms_by_doc,
+        resp = assemble(cur, gen, req, routing, weights, lanes.state, fused, actor_rows, terms_by_doc, nominated,
                         lanes.no_source, self.settings)
         resp = apply_budget(resp, req.budget.max_tokens)
         for tr in lanes.traces:

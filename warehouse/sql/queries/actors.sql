@@ -9,8 +9,8 @@
 -- clock: same index -> same answer). same_workspace: the actor worked in the workspace of the best
 -- episode hit; skill_overlap: share of the top-3 skills of the skills lane that the actor used.
 -- skills: the actor's five most used skills (for `why` and the response): ak_actor.top_skills.
--- The episodes in _fused include those actor profiles nominated (fuse.sql step 4), at their share
--- of the profile's relevance: an actor found by what it is ranks by that match.
+-- The episodes in _fused include those actor profiles nominated (warehouse/search/fusion.py
+-- `nominate`): an actor found by what it is ranks by that match.
 -- Prepared once per search cursor (akw_actors). Lists are sorted by list_sort, not ORDER BY
 -- inside the aggregate (an ordered aggregate sorts per group: a third of this statement's time);
 -- the per-actor skill lists are built with the index (ak_actor), not per search.

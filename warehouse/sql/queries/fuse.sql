@@ -2,8 +2,7 @@
 -- Input: _hits (hits.sql) = each lane's top hits, bits: bit i = matched query term i.
 -- Parameters: $1..$3 lane weights (episodes, code, skills), $4 total group weight, $5 min item
 -- coverage, $6 min best coverage, $7 min groups matched, $8 top K per lane, $9 RRF k,
--- $10/$11 the groups' term masks and weights, $12 the actors lane weight, $13 the share of an actor
--- profile's score its nominated episode gets, $14 whether the query names a kind of actor: a group is a query term with its RU/EN equivalents,
+-- $10/$11 the groups' term masks and weights: a group is a query term with its RU/EN equivalents,
 -- weighted by idf (an unknown term weighs much: a query about something never indexed covers
 -- little). Lists, not a temp table: one write fewer per search.
 -- 1. one item per lane group (an episode: its best event, matching the terms of all its events;
@@ -13,14 +12,7 @@
 --    or no item matches $7 groups, there is no answer at all: a lone generic word is not evidence
 --    (FR-5.7, nothing invented);
 -- 3. each lane keeps its top $8; rank -> RRF score weight/(k + rank);
--- 4. the top 3 actor profiles (the internal lane `actors`, weight $12) nominate their representative episode
---    (ak_actor_profile) into the episodes lane at $13 of their own RRF score and relevance, so an
---    actor found by what it is has evidence the response returns (KC-7). A profile speaks only when
---    it covers the query at least as well as the best episode, or the query names a kind of actor
---    ($14, routing.ROLE_WORDS): "who moved iya.ru" is answered by the episodes that name iya.ru,
---    not by a profile that says "migrations"; one row per episode
---    remains (a lexical hit of the same episode wins when it scores higher);
--- 5. cap_rank prepares the diversity caps (<= 3 episodes per actor, <= 5 code hits per path).
+-- 4. cap_rank prepares the diversity caps (<= 3 episodes per actor, <= 5 code hits per path).
 -- Aggregates, not windows, partition by group: DuckDB pays per window partition, and here
 -- nearly every group is a partition of its own. No lambdas: a prepared statement with a lambda
 -- is re-bound on every EXECUTE (measured ~3 ms), and EXECUTE arguments are typed exactly for
@@ -50,32 +42,18 @@ ranked AS (
 ),
 scored AS (
     SELECT *,
-           (CASE lane WHEN 'episodes' THEN $1::DOUBLE WHEN 'code' THEN $2::DOUBLE WHEN 'skills' THEN $3::DOUBLE
-                      WHEN 'actors' THEN $12::DOUBLE ELSE 0 END)
+           (CASE lane WHEN 'episodes' THEN $1::DOUBLE WHEN 'code' THEN $2::DOUBLE WHEN 'skills' THEN $3::DOUBLE ELSE 0 END)
                / ($9::DOUBLE + lane_rank) AS rrf,
            relevance / max(relevance) OVER (PARTITION BY lane) AS rel,
-           CASE lane WHEN 'episodes' THEN 0 WHEN 'code' THEN 1 WHEN 'skills' THEN 2 ELSE 3 END AS lane_priority
+           CASE lane WHEN 'episodes' THEN 0 WHEN 'code' THEN 1 ELSE 2 END AS lane_priority,
+           CASE lane WHEN 'episodes' THEN coalesce(actor_id, doc_key) ELSE cap_key END AS cap_grp
     FROM ranked
     WHERE lane_rank <= $8::BIGINT
 ),
-nominated AS (
-    SELECT 'episodes' AS lane, s.lex, s.bits, p.ref_doc_id AS doc_id, p.ref_doc_key AS doc_key, s.episode_id,
-           s.actor_id, s.workspace_id, s.time, s.outcome, s.episode_id AS grp, p.ref_doc_key AS cap_key, s.grp_bits,
-           s.coverage, s.groups_matched, s.relevance, s.lane_rank, s.rrf * $13::DOUBLE AS rrf,
-           s.rel * $13::DOUBLE AS rel, 0 AS lane_priority
-    FROM scored s JOIN ak_actor_profile p ON p.doc_id = s.doc_id
-    WHERE s.lane = 'actors' AND s.lane_rank <= 3
-      AND ($14::BOOLEAN OR s.coverage >= coalesce((SELECT max(coverage) FROM scored WHERE lane = 'episodes'), 0))
-),
-merged AS (
-    SELECT *, CASE lane WHEN 'episodes' THEN coalesce(actor_id, doc_key) ELSE cap_key END AS cap_grp
-    FROM (SELECT * FROM scored UNION ALL SELECT * FROM nominated)
-    QUALIFY lane <> 'episodes' OR row_number() OVER (PARTITION BY lane, grp ORDER BY rrf DESC, doc_id) = 1
-),
 caps AS (
-    SELECT lane, cap_grp, list(doc_id ORDER BY rrf DESC, doc_id) AS ids FROM merged GROUP BY lane, cap_grp
+    SELECT lane, cap_grp, list(doc_id ORDER BY rrf DESC, doc_id) AS ids FROM scored GROUP BY lane, cap_grp
 )
 SELECT s.lane, lex, bits, doc_id, doc_key, episode_id, actor_id, workspace_id, time, outcome, grp, cap_key, grp_bits,
        coverage, groups_matched, relevance, lane_rank, rrf, rel, lane_priority,
        list_position(c.ids, s.doc_id) AS cap_rank
-FROM merged s JOIN caps c USING (lane, cap_grp);
+FROM scored s JOIN caps c USING (lane, cap_grp);

@@ -4,9 +4,8 @@
 -- list (zone maps prune the scan of ak_document).
 -- grp = what one lane item stands for (an episode, a skill name, a chunk); cap_key = what the
 -- diversity caps count (a code chunk's path, read from its stable id chunk:<ws>:<path>:<n>).
--- lane_no 3 is the internal actors lane (actor profiles; grp = the actor).
 INSERT INTO _hits
-SELECT ['episodes', 'code', 'skills', 'actors'][h.lane_no + 1] AS lane, h.lex, h.bits, doc.doc_id, doc.doc_key, doc.episode_id, doc.actor_id, doc.workspace_id, doc.time,
+SELECT ['episodes', 'code', 'skills'][h.lane_no + 1] AS lane, h.lex, h.bits, doc.doc_id, doc.doc_key, doc.episode_id, doc.actor_id, doc.workspace_id, doc.time,
        doc.outcome,
        CASE WHEN h.lane_no = 0 AND doc.episode_id IS NOT NULL THEN doc.episode_id
             WHEN h.lane_no = 2 THEN split_part(doc.doc_key, ':', 3)   -- skill:<root>:<name>[:…]

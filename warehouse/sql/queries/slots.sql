@@ -7,8 +7,7 @@ WITH c AS (
     SELECT *, row_number() OVER (PARTITION BY lane ORDER BY rrf DESC, lane_priority, time DESC NULLS LAST, doc_key)
               AS pos
     FROM _fused
-    WHERE lane <> 'actors'  -- profiles are not items: they nominated their episodes (fuse.sql)
-      AND cap_rank <= CASE lane WHEN 'episodes' THEN 3 WHEN 'code' THEN 5 ELSE 1 END
+    WHERE cap_rank <= CASE lane WHEN 'episodes' THEN 3 WHEN 'code' THEN 5 ELSE 1 END
 ),
 slots AS (
     SELECT *, row_number() OVER (

@@ -1,6 +1,7 @@
 -- Actor profile documents (ak_document lane actors) and the episode document each stands on, so
 -- search can turn a profile match ("an agent that reviews database migrations") into evidence
--- the response returns: the actor's representative episode (contract KC-7).
+-- the response returns: the actor's representative episode (contract KC-7; search reads this
+-- table once per generation, warehouse/search/fusion.py `nominate`).
 -- col: doc_id: the profile document (ak_document.doc_id, lane actors)
 -- col: ref_doc_id: the representative episode's summary document (ak_document.doc_id, lane episodes)
 -- col: ref_doc_key: its doc_key (ep:<session>:<seq>)
