@@ -17,16 +17,15 @@ MAX_ACTORS = 5  # UJ-1 asks for the top three; a few more give the caller a choi
 SCORE_MAX = 1.9  # max of the FR-5.3 actor formula: 1 + 0.3 + 0.2 + 0.2 + 0.1 + 0.1
 
 
-def actor_answers(req: SearchRequest, rows: list[tuple], episode_items: list[EpisodeItem],
+def actor_answers(req: SearchRequest, rows: list[tuple], episode_items: list[EpisodeItem], profiled: set[str],
                   dispatch: Dispatch) -> list[Actor]:
-    """Actors in score order whose evidence is among `episode_items` (each item names its actor)."""
+    """Actors in score order whose evidence is among `episode_items` (each item names its actor);
+    `profiled`: actors whose profile matched and nominated a returned episode (fusion.nominate)."""
     evidence: dict[str, list[str]] = {}
     for it in episode_items:  # evidence may only name items the response returns (KC-7)
         if it.actor is not None:
             evidence.setdefault(it.actor.id, []).append(it.id)
     order = {it.id: i for i, it in enumerate(episode_items)}
-    profile_why = msg("item.profile", "en")
-    profiled = {it.actor.id for it in episode_items if it.actor is not None and it.why[:1] == [profile_why]}
     picked = [r for r in rows if r[0] in evidence][: min(req.limit, MAX_ACTORS)]
     if not picked:
         return []
@@ -59,7 +58,7 @@ def dispatch_available(dispatch: Dispatch, mode: str) -> bool:
 
 
 def _why(lang: Lang, episodes: int, success: float, skills: list[ActorSkill], same_ws: bool, overlap: float,
-         recency: float, last: str | None, profiled: bool = False) -> list[str]:
+         recency: float, last: str | None, profiled: bool) -> list[str]:
     """The FR-5.3 score's parts in words: profile, episodes, outcome, top skill, workspace, skill overlap, recency."""
     out = [msg("actor.profile", lang)] if profiled else []
     out.append(msg("actor.episodes", lang, episodes=episodes))

@@ -45,8 +45,10 @@ def assemble(cur: duckdb.DuckDBPyConnection, gen: generation.Generation, req: Se
              settings: Settings) -> SearchResponse:
     """The whole response before the budget; `cur` is the plain cursor (item details); `nominated`: the
     episode documents actor profiles nominated (fusion.nominate)."""
-    items = lane_items(cur, req, fused, terms_by_doc, nominated)
-    actors = actor_answers(req, actor_rows, items["episodes"], settings.dispatch)
+    names = {row[0]: row[3] for row in actor_rows}  # every actor of the fused episodes (actors.sql)
+    items = lane_items(cur, req, fused, terms_by_doc, nominated, names)
+    profiled = {actor for lane, doc_id, *_, actor in fused if lane == "episodes" and doc_id in nominated}
+    actors = actor_answers(req, actor_rows, items["episodes"], profiled, settings.dispatch)
     warnings, errors = _notices(req, state, items, no_source)
     ep, co, sk = state["episodes"], state["code"], state.get("skills")
     lanes = Lanes(

@@ -46,7 +46,8 @@ def nominate(hits: list[Hit], profiles: Mapping[int, int]) -> tuple[list[Hit], s
     episode, scored at the profile's share of the best profile score times the best episode score
     (`NOMINATION`) and matching the profile's terms; an episode the lane already holds keeps the
     higher score and both term sets. Lexical scores of two lanes are not comparable, their ratios
-    to each lane's best are: the best profile ranks as the best episode does."""
+    to each lane's best are; a query that names a kind of actor (the only one profiles answer) is
+    answered first by the actor whose profile matches best."""
     lane_hits = [h for h in hits if h[0] != ACTOR_LANE]
     profile_hits = [h for h in hits if h[0] == ACTOR_LANE and h[1] in profiles][:NOMINATED]
     if not profile_hits:

@@ -38,8 +38,10 @@ def iso(v: Any) -> str | None:
 
 
 def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[tuple],
-               terms_by_doc: dict[tuple[str, int], list[str]], nominated: set[int]) -> dict[str, list[Any]]:
-    """Lane → its items, in fusion's order; `nominated` episode documents stand for an actor profile's match."""
+               terms_by_doc: dict[tuple[str, int], list[str]], nominated: set[int],
+               actor_names: dict[str, str]) -> dict[str, list[Any]]:
+    """Lane → its items, in fusion's order; `nominated` episode documents stand for an actor profile's
+    match; `actor_names`: actor id → display name."""
     details = {}
     if fused:
         ids = ",".join(str(int(r[1])) for r in fused)
@@ -63,7 +65,7 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
             items[lane].append(EpisodeItem(
                 id=d["item_id"], session_id=d["session_id"] or "", seq=max(int(d["seq"] or 0), 0),
                 event_type=d["event_type"] or d["kind"], event_id=d["event_id"],
-                actor=ItemActor(id=d["actor_id"], name=d["actor_name"]) if d["actor_id"] else None,
+                actor=ItemActor(id=d["actor_id"], name=actor_names.get(d["actor_id"])) if d["actor_id"] else None,
                 time=iso(d["time"]), surface="indexed",
                 snippet=snippet, score=round(rrf, 6), why=why,
                 session=EpisodeSession(cwd=d["session_cwd"], workspace=d["workspace_id"] or d["workspace_path"],

@@ -2,13 +2,13 @@
 -- item_id is the id the response gives the item, the key of its mart row (docs/search.md "Ids"):
 -- an episodes-lane event -> its episode (ak_episode.episode_id), a memory -> ak_memory.memory_key,
 -- a chunk or skill -> its doc_key (ak_document.doc_key, ak_skill.skill_id); event_id names the
--- matched event (ak_event.event_id). The actor is named as ak_actor names it.
+-- matched event (ak_event.event_id). The actor's name comes with the actor rows (actors.sql, which
+-- scores every actor of the fused episodes): a join to ak_actor here made the plan much hungrier.
 SELECT d.doc_id, d.doc_key,
        CASE WHEN d.lane = 'episodes' AND d.episode_id IS NOT NULL THEN d.episode_id
             WHEN d.kind = 'memory' THEN 'memory:autoclaw:' || substr(d.doc_key, 5)
             ELSE d.doc_key END AS item_id,
        CASE WHEN d.lane = 'episodes' AND d.kind <> 'memory' THEN 'ev:' || d.session_id || ':' || d.seq END AS event_id,
-       act.display_name AS actor_name,
        d.lane, d.kind, d.source, d.title, d.text, d.workspace_id, d.workspace_path,
        d.session_id, d.seq, d.event_type, d.episode_id, d.actor_id, d.time, d.outcome, d.skills, d.account,
        d.path, d.start_line, d.end_line, d.source_kind, d.symbol, d.language,
@@ -23,6 +23,5 @@ FROM ak_document d
 LEFT JOIN stg_dsh_sessions hs ON d.source = 'harness' AND hs.session_id = d.session_id
 LEFT JOIN stg_ac_sessions acs ON d.source = 'autoclaw' AND acs.account = d.account AND acs.session_id = d.session_id
 LEFT JOIN ak_skill sk ON d.lane = 'skills' AND sk.skill_id = d.doc_key
-LEFT JOIN ak_actor act ON act.actor_id = d.actor_id
 WHERE d.doc_id IN ({doc_ids})
 ORDER BY d.doc_id;
