@@ -28,7 +28,7 @@ log = logging.getLogger("akw.search")
 
 K_LANE = 30  # per-lane top K entering fusion (contract §7.1)
 K_RAW = 60  # raw hits fetched per lane before the episodes lane collapses events into episodes
-K_ACTORS = 10  # actor profiles entering fusion (each may nominate its representative episode)
+K_ACTORS = 10  # actor profile hits fetched (fusion.nominate takes the best three)
 LANE_TIMEOUT_S = 0.25  # contract §11
 
 Hit = tuple[str, int, float, list[str]]  # (lane, doc_id, lexical score, the query terms it matched)
@@ -96,12 +96,9 @@ def _actor_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[
     if docs == 0:
         return []
     try:
-        with watchdog.deadline(cur, LANE_TIMEOUT_S):
-            rows = lexical.lexical_search(cur, ACTOR_LANE, req.query, k=K_ACTORS,
-                                          where_sql=lane_predicate(ACTOR_LANE, req.filters), found=found,
-                                          lane_docs=docs)
+        rows = _lane_hits(cur, ACTOR_LANE, req, found, docs, watchdog)
     except (duckdb.BinderException, duckdb.CatalogException):
-        raise
+        raise  # as above: KNOWLEDGE_NOT_READY
     except duckdb.Error as e:
         log.warning("search request_id=%s lane=%s failed: %s", req.request_id, ACTOR_LANE, type(e).__name__)
         return []
@@ -112,6 +109,7 @@ def _lane_hits(cur: duckdb.DuckDBPyConnection, lane: str, req: SearchRequest, fo
                lane_docs: int, watchdog: Watchdog) -> list[tuple[int, float, list[str]]]:
     where = lane_predicate(lane, req.filters)
     with watchdog.deadline(cur, LANE_TIMEOUT_S):
-        return lexical.lexical_search(cur, lane, req.query, k=K_RAW if lane == "episodes" else K_LANE,
+        k = K_RAW if lane == "episodes" else K_ACTORS if lane == ACTOR_LANE else K_LANE
+        return lexical.lexical_search(cur, lane, req.query, k=k,
                                       where_sql=where, found=found, lane_docs=lane_docs,
                                       selective=is_selective(lane, req.filters))
