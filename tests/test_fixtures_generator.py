@@ -8,6 +8,7 @@ import re
 import sqlite3
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 import yaml
@@ -350,9 +351,35 @@ def test_participations_and_failed_attempts(gen: tuple[Path, dict[str, Any]]) ->
     con = ro(out / m["autoclaw"]["accounts"][0]["db"])
     assert con.execute("SELECT count(*) FROM collaboration_run_agent_participations").fetchone()[0] >= 2
     assert con.execute("SELECT count(*) FROM collaboration_run_agent_attempts WHERE status='failed'").fetchone()[0] >= 1
-    comp = [json.loads(x) for (x,) in con.execute("SELECT capability_composition_json FROM work_sessions")]
-    agents = {a for (a,) in con.execute("SELECT agent_id FROM agents")}
-    assert all(x["presetRef"] in agents and x["label"] for x in comp)
+
+
+def test_sessions_name_their_agent_in_every_variant(gen: tuple[Path, dict[str, Any]]) -> None:
+    """capability_composition_json names the owner by id, by preset URI name, by label or not at all
+    (then every run has a participation of the owner, which joined first); the manifest says which."""
+    out, m = gen
+    rules = {}
+    for acc in m["autoclaw"]["accounts"]:
+        con = ro(out / acc["db"])
+        agents = dict(con.execute("SELECT agent_id, name FROM agents").fetchall())
+        first = dict(con.execute("SELECT run_id, agent_id FROM (SELECT run_id, agent_id, row_number() OVER "
+                                 "(PARTITION BY run_id ORDER BY created_at) AS n "
+                                 "FROM collaboration_run_agent_participations) WHERE n = 1").fetchall())
+        comps = dict(con.execute("SELECT session_id, capability_composition_json FROM work_sessions").fetchall())
+        for t in (t for t in m["tasks"] if t["source"] == "autoclaw" and t["account"] == acc["account"]):
+            comp, owner = json.loads(comps[t["session_id"]]), t["actor_id"].rsplit(":", 1)[1]
+            rules[t["task_id"]] = rule = t["owner_rule"]
+            assert comp["agentInstructions"], t["task_id"]
+            if rule == "id":
+                assert comp["presetRef"] == owner and comp["label"] == agents[owner], t["task_id"]
+            elif rule == "name":
+                assert "label" not in comp and comp["presetRef"].startswith("preset://autoclaw/"), t["task_id"]
+                assert unquote(comp["presetRef"].rsplit("/", 1)[1]) == agents[owner].lower(), t["task_id"]
+            elif rule == "label":
+                assert "presetRef" not in comp and comp["label"] == agents[owner], t["task_id"]
+            else:
+                assert rule == "participation" and not {"presetRef", "label"} & set(comp), t["task_id"]
+                assert first[t["run_id"]] == owner, t["task_id"]
+    assert set(rules.values()) == {"id", "name", "label", "participation"}
 
 
 # -- skills ------------------------------------------------------------------------------

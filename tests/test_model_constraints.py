@@ -157,7 +157,7 @@ def test_marts_doc_lists_the_constraints() -> None:
     text = marts_doc.render()
     section = text.split("### `ak_document`\n", 1)[1].split("\n### ", 1)[0]
     assert ("Constraints: unique `doc_id`; unique `doc_key`; not null `doc_id`, `doc_key`, `lane`, `kind`, `source`; "
-            "`lane` one of `episodes`, `code`, `skills`;") in section
+            "`lane` one of `episodes`, `code`, `skills`, `actors`;") in section
     assert "unique (`source`, `unit`)" in text.split("### `ak_source_state`\n", 1)[1]
 
 

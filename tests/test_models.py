@@ -29,7 +29,7 @@ SESSIONS, SEED = 24, 7
 ID_COLUMNS = {
     "ak_episode": ("episode_id", r"episode:(harness:session-[0-9a-f]+:\d+|autoclaw:\d+:run_[0-9a-f]+)"),
     "ak_actor": ("actor_id", r"actor:(harness:(root|subagent|team_member):\S+|autoclaw:agent:\d+:agt_[0-9a-f]+)"),
-    "ak_document": ("doc_key", r"(ep:\S+:\d+|mem:\d+:mem_[0-9a-f]+|chunk:\S+|skill:\S+)"),
+    "ak_document": ("doc_key", r"(ep:\S+:\d+|mem:\d+:mem_[0-9a-f]+|chunk:\S+|skill:\S+|actor:\S+)"),
     "ak_skill": ("skill_id", r"skill:\S+"),
     "ak_skill_use": ("skill_use_id", r"use:episode:\S+:\d+"),
     "ak_artifact": ("artifact_id", r"artifact:\S+:\d+:[0-9a-f]{8}"),
@@ -116,6 +116,16 @@ def test_episode_actor_skills_and_span(src, episodes) -> None:
             assert e["seq_last"] >= t["seq_range"][1], t["task_id"]
         else:
             assert e["entry_ids"] and set(e["entry_ids"]) <= set(t["entry_ids"]), t["task_id"]
+
+
+def test_owner_rule_is_the_variant_the_session_used(src, episodes) -> None:
+    """AutoClaw sessions name their agent by id, preset URI name, label or only by participation
+    (akw_fixtures.autoclaw.OWNER_VARIANTS); each links its true owner and says by which rule."""
+    rules = set()
+    for t, e in _matched(src, episodes):
+        assert e["owner_rule"] == t.get("owner_rule", "session"), t["task_id"]
+        rules.add(e["owner_rule"])
+    assert rules == {"session", "id", "name", "label", "participation"}
 
 
 def test_outcome_accuracy(src, episodes) -> None:

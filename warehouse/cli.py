@@ -400,7 +400,8 @@ def sources(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 # -- search / sql -----------------------------------------------------------------------------
 def _where(lane: str, it: dict[str, Any]) -> str:
     if lane == "episodes":
-        return f"{it['session_id']}#{it['seq']} {it.get('event_type')} {(it.get('time') or '')[:10]}"
+        who = f" — {it['actor']['name']}" if (it.get("actor") or {}).get("name") else ""
+        return f"{it['session_id']}#{it['seq']} {it.get('event_type')} {(it.get('time') or '')[:10]}{who}"
     return f"{it['path']}:{it['start_line']}" if lane == "code" else str(it["name"])
 
 
@@ -411,6 +412,8 @@ def _print_search(d: dict[str, Any]) -> None:
     for a in d.get("actors", []):
         out.print("[cyan]actor[/cyan] " + escape(f"{a.get('name')} [{a['kind']}/{a['source']}] confidence="
                                                  f"{a.get('confidence')} dispatch={a.get('dispatch', {}).get('mode')}"))
+        if a.get("context") or a.get("description"):
+            out.print("   " + (a.get("context") or a.get("description")), markup=False)
         out.print("   why: " + "; ".join(a.get("why", [])), markup=False)
         out.print("   evidence: " + ", ".join(e["id"] for e in a["evidence"]), markup=False)
     for lane in ("episodes", "code", "skills"):

@@ -18,13 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 SCHEMA = "akw.golden/v1"
 KINDS = ("uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill",
-         "skill_paraphrase")
+         "skill_paraphrase", "agent_description")
 LISTS = ("actors", "episodes", "skills", "code")
 SLICES = ("synthetic", "real_skills", "cross_lingual")
 Slice = Literal["synthetic", "real_skills", "cross_lingual"]
 
 Kind = Literal["uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill",
-               "skill_paraphrase"]
+               "skill_paraphrase", "agent_description"]
 Outcome = Literal["success", "partial", "failure"]
 
 
@@ -46,6 +46,7 @@ class TaskFilter(_Strict):
 
 class Expect(_Strict):
     actors_of: TaskFilter | None = None
+    actors_named: list[str] | None = Field(default=None, min_length=1)  # manifest actor names (roles)
     sessions_of: TaskFilter | None = None
     sessions_mentioning: str | None = None
     skills: list[str] | None = Field(default=None, min_length=1)
@@ -147,7 +148,7 @@ class Expectation:
 def list_for(expect: Expect) -> str | None:
     """The ranked list a selector is judged on (see golden/README.md)."""
     sel = expect.selector
-    if sel == "actors_of":
+    if sel.startswith("actors"):
         return "actors"
     if sel.startswith("sessions"):
         return "episodes"
@@ -210,6 +211,13 @@ class Resolver:
             return Expectation(None, frozenset(), empty=True)
         if sel == "actors_of":
             keys = {t["actor_id"] for t in self.tasks_matching(e.actors_of) if t.get("actor_id")}
+        elif sel == "actors_named":
+            # actors of these names (a saved agent, subagent or team member role) that did some live
+            # task: an actor with no work has no evidence to be named with (KC-7)
+            names = {n.lower() for n in e.actors_named}
+            working = {t["actor_id"] for t in self.tasks if t.get("actor_id")}
+            keys = {a["actor_id"] for a in self.manifest.get("actors", [])
+                    if (a.get("name") or "").lower() in names and a["actor_id"] in working}
         elif sel == "sessions_of":
             keys = {t["session_id"] for t in self.tasks_matching(e.sessions_of) if t.get("session_id")}
         elif sel == "sessions_mentioning":

@@ -43,18 +43,20 @@ BACKENDS = {"episodes": "akw.episode-index", "code": "akw.code-index", "skills":
 
 def assemble(cur: duckdb.DuckDBPyConnection, gen: generation.Generation, req: SearchRequest, routing: Routing,
              weights: dict[str, float], state: dict[str, LaneState], fused: list[tuple], actor_rows: list[tuple],
-             terms_by_doc: dict[tuple[str, int], list[str]], no_source: bool, settings: Settings,
-             vec_by_doc: dict[tuple[str, int], float] | None = None,
+             terms_by_doc: dict[tuple[str, int], list[str]], nominated: set[int], no_source: bool,
+             settings: Settings, vec_by_doc: dict[tuple[str, int], float] | None = None,
              semantic: dict[str, LaneSemantic] | None = None,
              unknown_workspaces: Sequence[str] = (), known_workspaces: Sequence[str] = ()) -> SearchResponse:
-    """The whole response before the budget; `cur` is the plain cursor (item details).
+    """The whole response before the budget; `cur` is the plain cursor (item details); `nominated`: the
+    episode documents actor profiles nominated (fusion.nominate).
 
     `vec_by_doc` / `semantic` only with semantic.enabled: each item's similarity and each lane's vector state.
     `unknown_workspaces`: workspace filter values that name no workspace (`known_workspaces`: a hint)."""
-    items = lane_items(cur, req, fused, terms_by_doc, vec_by_doc)
+    names = {row[0]: row[3] for row in actor_rows}  # every actor of the fused episodes (actors.sql)
+    items = lane_items(cur, req, fused, terms_by_doc, nominated, names, vec_by_doc)
     sem = semantic or {}
-    doc_actor = {doc_key: actor for lane, _, doc_key, *_, actor in fused if lane == "episodes" and actor}
-    actors = actor_answers(req, actor_rows, items["episodes"], doc_actor, settings.dispatch)
+    profiled = {actor for lane, doc_id, *_, actor in fused if lane == "episodes" and doc_id in nominated}
+    actors = actor_answers(req, actor_rows, items["episodes"], profiled, settings.dispatch)
     warnings, errors = _notices(req, state, items, no_source)
     warnings[:0] = [Warning(code=Code.UNKNOWN_WORKSPACE.value, lane="all",
                             message=msg("filter.unknown_workspace", "en", workspace=name,

@@ -201,11 +201,20 @@ class EpisodeSession(_Out):
     persisted: bool | None = None
 
 
-class EpisodeItem(_Out):
+class ItemActor(_Out):
+    """Who did an episode: `id` is ak_actor.actor_id, `name` its display name."""
+
     id: str
+    name: str | None = None
+
+
+class EpisodeItem(_Out):
+    id: str  # ak_episode.episode_id (a memory: ak_memory.memory_key); docs/search.md "Ids"
     session_id: str
     seq: int = Field(ge=0)
     event_type: str
+    event_id: str | None = None  # the matched event: ak_event.event_id (ev:<session>:<seq>)
+    actor: ItemActor | None = None
     time: str | None = None
     surface: str | None = None
     snippet: str | None = None
@@ -323,7 +332,9 @@ class ActorDispatch(_Out):
 class Actor(_Out):
     _keep_none = frozenset({"name"})
     actor_id: str
-    name: str | None = None
+    name: str | None = None  # what the actor is: "standard agent · shop-api", "verify-admin · infra-ops", "DB Guardian"
+    context: str | None = None  # the title of its first session (DSH actors), not part of the name
+    description: str | None = None  # what it is for (saved agent, team member, subagent), cut short
     kind: Literal["root_session", "subagent", "team_member", "autoclaw_agent", "unknown"] = "unknown"
     source: Literal["harness", "autoclaw"]
     confidence: float | None = Field(default=None, ge=0, le=1)

@@ -45,6 +45,8 @@ def lane_predicate(lane: str, f: Filters, ws: Resolved) -> str:
         if f.actor_ids:  # skills some of these actors used
             clauses.append("d.doc_key IN (SELECT skill_id FROM ak_skill_use "
                            f"WHERE list_contains({lit.texts(f.actor_ids)}, actor_id))")
+    elif lane == "actors" and f.actor_ids:  # the internal lane of actor profiles
+        clauses.append(f"list_contains({lit.texts(f.actor_ids)}, d.actor_id)")
     elif lane == "code" and f.paths:
         prefixes = lit.texts(p[2:] if p.startswith("./") else p for p in f.paths)
         clauses.append(f"list_bool_or(list_transform({prefixes}, lambda p: starts_with(d.path, p)"

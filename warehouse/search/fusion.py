@@ -5,6 +5,10 @@ three statements prepared on that cursor (`warehouse/search/session.py`) are `EX
 arguments typed exactly as declared: a type mismatch re-binds the statement every time, and
 bound Python parameters would import pandas into the search process (ADR 0003 "Serving").
 Coverage is a bit mask per hit: which idf-weighted query-term groups it matched.
+
+Actor profiles (the internal lane `actors`) do not enter fusion: `nominate` first turns the top
+profile hits into episodes-lane hits of each actor's representative episode (ak_actor_profile),
+so an actor found by what it is ranks by that match and has evidence the response returns (KC-7).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from warehouse import literals
 from warehouse.search import synonyms
 from warehouse.search.contract import LANES, SearchRequest
 from warehouse.search.lane_runner import K_LANE, Hit
-from warehouse.search.lane_status import LaneInfo
+from warehouse.search.lane_status import ACTOR_LANE, LaneInfo
 from warehouse.sqlfiles import query_sql
 
 RRF_K = 60
@@ -38,6 +42,41 @@ MAX_UNKNOWN_SHARE = 0.5
 # sums to SKILL_EVIDENCE_CAP (fuse.sql)
 SKILL_EVIDENCE_BOOST = 0.5
 SKILL_EVIDENCE_CAP = 1.0
+NOMINATED = 3  # actor profiles that may nominate their representative episode
+NOMINATION = 1.5  # the best profile's episode scores as the best episode hit times this: it comes first
+
+
+def read_profiles(con: duckdb.DuckDBPyConnection) -> dict[int, int]:
+    """Actor profile document -> its representative episode's document: read once per generation."""
+    return {int(d): int(r) for d, r in con.execute("SELECT doc_id, ref_doc_id FROM ak_actor_profile").fetchall()}
+
+
+def nominate(hits: list[Hit], profiles: Mapping[int, int]) -> tuple[list[Hit], set[int]]:
+    """(the hits of the contract's lanes, the episode documents actor profiles nominated).
+
+    The top `NOMINATED` profile hits each become an episodes-lane hit of the actor's representative
+    episode, scored at the profile's share of the best profile score times the best episode score
+    (`NOMINATION`) and matching the profile's terms; an episode the lane already holds keeps the
+    higher score and both term sets. Lexical scores of two lanes are not comparable, their ratios
+    to each lane's best are; a query that names a kind of actor (the only one profiles answer) is
+    answered first by the actor whose profile matches best."""
+    lane_hits = [h for h in hits if h[0] != ACTOR_LANE]
+    profile_hits = [h for h in hits if h[0] == ACTOR_LANE and h[1] in profiles][:NOMINATED]
+    if not profile_hits:
+        return lane_hits, set()
+    episode_hits = {h[1]: i for i, h in enumerate(lane_hits) if h[0] == "episodes"}
+    top_episode = max((lane_hits[i][2] for i in episode_hits.values()), default=profile_hits[0][2])
+    nominated: set[int] = set()
+    for _, doc_id, lex, terms in profile_hits:
+        ref, score = profiles[doc_id], lex / profile_hits[0][2] * top_episode * NOMINATION
+        if ref in episode_hits:
+            lane, d, had, had_terms = lane_hits[episode_hits[ref]]
+            lane_hits[episode_hits[ref]] = (lane, d, max(had, score), sorted(set(had_terms) | set(terms)))
+        else:
+            episode_hits[ref] = len(lane_hits)
+            lane_hits.append(("episodes", ref, score, list(terms)))
+            nominated.add(ref)
+    return lane_hits, nominated
 
 
 def read_newest(con: duckdb.DuckDBPyConnection) -> str:

@@ -13,7 +13,16 @@ from typing import Any
 
 import duckdb
 
-from warehouse.search.contract import LANES, CodeItem, EpisodeItem, EpisodeSession, SearchRequest, SkillItem, UsedBy
+from warehouse.search.contract import (
+    LANES,
+    CodeItem,
+    EpisodeItem,
+    EpisodeSession,
+    ItemActor,
+    SearchRequest,
+    SkillItem,
+    UsedBy,
+)
 from warehouse.search.messages import msg
 from warehouse.search.snippets import make_snippet
 from warehouse.sqlfiles import query_sql
@@ -29,9 +38,11 @@ def iso(v: Any) -> str | None:
 
 
 def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[tuple],
-               terms_by_doc: dict[tuple[str, int], list[str]],
+               terms_by_doc: dict[tuple[str, int], list[str]], nominated: set[int],
+               actor_names: dict[str, str],
                vec_by_doc: dict[tuple[str, int], float] | None = None) -> dict[str, list[Any]]:
-    """Lane → its items, in fusion's order; `vec_by_doc` (semantic on) adds `vec: 0.83` to `why`."""
+    """Lane → its items, in fusion's order; `nominated` episode documents stand for an actor profile's
+    match; `actor_names`: actor id → display name; `vec_by_doc` (semantic on) adds `vec: 0.83` to `why`."""
     details = {}
     if fused:
         ids = ",".join(str(int(r[1])) for r in fused)
@@ -50,13 +61,16 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
         vec = (vec_by_doc or {}).get((lane, doc_id))
         if vec is not None:
             why.append(msg("item.vector", "en", similarity=vec))
-        if lane == "episodes" and (terms or vec is None):
-            why.insert(0, msg("item.fts_match", "en", event_type=d["event_type"]))
+        if lane == "episodes" and (terms or vec is None or doc_id in nominated):
+            why.insert(0, msg("item.profile", "en") if doc_id in nominated  # an actor profile's evidence
+                       else msg("item.fts_match", "en", event_type=d["event_type"]))
             if d["outcome"]:
                 why.append(msg("item.outcome", "en", outcome=d["outcome"]))
             items[lane].append(EpisodeItem(
-                id=doc_key, session_id=d["session_id"] or "", seq=max(int(d["seq"] or 0), 0),
-                event_type=d["event_type"] or d["kind"], time=iso(d["time"]), surface="indexed",
+                id=d["item_id"], session_id=d["session_id"] or "", seq=max(int(d["seq"] or 0), 0),
+                event_type=d["event_type"] or d["kind"], event_id=d["event_id"],
+                actor=ItemActor(id=d["actor_id"], name=actor_names.get(d["actor_id"])) if d["actor_id"] else None,
+                time=iso(d["time"]), surface="indexed",
                 snippet=snippet, score=round(rrf, 6), why=why,
                 session=EpisodeSession(cwd=d["session_cwd"], workspace=d["workspace_id"] or d["workspace_path"],
                                        created_at=iso(d["session_created_at"]), agent_preset=d["session_preset"],
@@ -64,7 +78,7 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
                                        persisted=True)))
         elif lane == "code":
             items[lane].append(CodeItem(
-                id=doc_key, chunk_id=doc_key, path=d["path"], start_line=max(int(d["start_line"] or 1), 1),
+                id=d["item_id"], chunk_id=doc_key, path=d["path"], start_line=max(int(d["start_line"] or 1), 1),
                 end_line=d["end_line"], workspace=d["workspace_id"], language=d["language"], symbol=d["symbol"],
                 source_kind=d["source_kind"], provenance="stated", score=round(rel, 6), why=why,
                 snippet=snippet))
@@ -72,15 +86,15 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
             if evidence:  # used by episodes that answer this query, not only sharing words with it
                 why.insert(0, msg("item.skill_evidence", "en", episodes=int(evidence), s="" if evidence == 1 else "s"))
             items[lane].append(SkillItem(
-                id=doc_key, name=d["skill_name"] or d["title"], path=d["skill_path"],
-                description=_cut(d["skill_description"]), when_to_use=_cut(d["skill_when_to_use"]),
+                id=d["item_id"], name=d["skill_name"] or d["title"], path=d["skill_path"],
+                description=cut(d["skill_description"]), when_to_use=cut(d["skill_when_to_use"]),
                 content_hash=d["skill_hash"], score=round(rrf, 6), why=why,
                 used_by=[UsedBy(actor_id=u["actor_id"], episode_id=u["episode_id"], uses=int(u["uses"]))
                          for u in d["skill_used_by"] or []]))
     return items
 
 
-def _cut(text: str | None, chars: int = 300) -> str | None:
+def cut(text: str | None, chars: int = 300) -> str | None:
     """Lane items carry a short description; the whole text is the skill card's (spec FR-5.9)."""
     if text is None or len(text) <= chars:
         return text

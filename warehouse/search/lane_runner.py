@@ -16,10 +16,10 @@ from typing import NamedTuple
 
 import duckdb
 
-from warehouse.search import lexical
+from warehouse.search import lexical, routing
 from warehouse.search.contract import LANES, SearchRequest, TraceLane
 from warehouse.search.filters import is_selective, lane_predicate
-from warehouse.search.lane_status import LaneInfo, LaneState, fail_lane, lane_state
+from warehouse.search.lane_status import ACTOR_LANE, LaneInfo, LaneState, fail_lane, lane_state
 from warehouse.search.messages import msg
 from warehouse.search.watchdog import Watchdog
 from warehouse.search.workspaces import Resolved
@@ -29,6 +29,7 @@ log = logging.getLogger("akw.search")
 
 K_LANE = 30  # per-lane top K entering fusion (contract §7.1)
 K_RAW = 60  # raw hits fetched per lane before the episodes lane collapses events into episodes
+K_ACTORS = 10  # actor profile hits fetched (fusion.nominate takes the best three)
 LANE_TIMEOUT_S = 0.25  # contract §11
 
 Hit = tuple[str, int, float, list[str]]  # (lane, doc_id, lexical score, the query terms it matched)
@@ -77,13 +78,44 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
     no_source = state["episodes"]["unavailable"] and state["code"]["unavailable"] and not skills_answer
     if no_source:
         hits = []
+    elif found and "hits" in state["episodes"] and _profiles_apply(req):
+        hits += _actor_hits(cur, req, found, lane_info.get(ACTOR_LANE, {}), watchdog, ws)
     return LaneRun(state, traces, hits, no_source)
+
+
+def _profiles_apply(req: SearchRequest) -> bool:
+    """Actor profiles answer a query that names a kind of actor ("an agent that reviews database
+    migrations", routing.names_a_role), not one about work done ("who moved iya.ru": the episodes
+    that did it answer), and only where their evidence honours the filters: a workspace or actor
+    filter holds for the profile's representative episode; session, time, outcome and skill
+    filters are about episodes a profile cannot vouch for, so they switch profiles off."""
+    f = req.filters
+    return routing.names_a_role(req.query) and not (f.session_ids or f.since or f.until or f.outcome != "any"
+                                                    or f.skills)
+
+
+def _actor_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],
+                info: Mapping[str, object], watchdog: Watchdog, ws: Resolved) -> list[Hit]:
+    """The internal actors lane: profile documents matching the query (none when it fails: the
+    episodes lane already answered, and a missing profile only loses a nomination)."""
+    docs = int(info.get("docs", 0) or 0)
+    if docs == 0:
+        return []
+    try:
+        rows = _lane_hits(cur, ACTOR_LANE, req, found, docs, watchdog, ws)
+    except (duckdb.BinderException, duckdb.CatalogException):
+        raise  # as above: KNOWLEDGE_NOT_READY
+    except duckdb.Error as e:
+        log.warning("search request_id=%s lane=%s failed: %s", req.request_id, ACTOR_LANE, type(e).__name__)
+        return []
+    return [(ACTOR_LANE, d, s, terms) for d, s, terms in rows]
 
 
 def _lane_hits(cur: duckdb.DuckDBPyConnection, lane: str, req: SearchRequest, found: list[tuple[str, int, int]],
                lane_docs: int, watchdog: Watchdog, ws: Resolved) -> list[tuple[int, float, list[str]]]:
     where = lane_predicate(lane, req.filters, ws)
     with watchdog.deadline(cur, LANE_TIMEOUT_S):
-        return lexical.lexical_search(cur, lane, req.query, k=K_RAW if lane == "episodes" else K_LANE,
+        k = K_RAW if lane == "episodes" else K_ACTORS if lane == ACTOR_LANE else K_LANE
+        return lexical.lexical_search(cur, lane, req.query, k=k,
                                       where_sql=where, found=found, lane_docs=lane_docs,
                                       selective=is_selective(lane, req.filters))

@@ -21,6 +21,9 @@ from warehouse.settings import Settings
 from warehouse.sqlfiles import query_sql
 
 SOURCE_FLAGS = {"episodes": ("harness", "autoclaw"), "code": ("code",), "skills": ("skills",)}  # settings.sources
+# The internal lane of actor profile documents (ak_document lane `actors`): it feeds the actor
+# ranking only and is never a lane of the response (contract §4 keeps episodes/code/skills).
+ACTOR_LANE = "actors"
 
 
 class LaneInfo(TypedDict):
@@ -49,7 +52,8 @@ class LaneState(_LaneStateBase, total=False):
 
 def read_lane_info(con: duckdb.DuckDBPyConnection) -> dict[str, LaneInfo]:
     """Documents, revision and failed source units per lane: read once per generation, not per search."""
-    info: dict[str, LaneInfo] = {lane: {"docs": 0, "rev": None, "failed_units": 0, "codes": []} for lane in LANES}
+    info: dict[str, LaneInfo] = {lane: {"docs": 0, "rev": None, "failed_units": 0, "codes": []}
+                                 for lane in (*LANES, ACTOR_LANE)}
     for lane, n in con.execute("SELECT lane, n_docs FROM fts_lane_stats").fetchall():
         if lane in info:
             info[lane]["docs"] = int(n)

@@ -57,9 +57,11 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "actor.same_workspace": {"ru": "тот же workspace", "en": "same workspace"},
     "actor.used_skills": {"ru": "применял найденные навыки", "en": "used the matching skills"},
     "actor.recent": {"ru": "недавно: {date}", "en": "recent: {date}"},
+    "actor.profile": {"ru": "описание актора подходит к запросу", "en": "its description matches the query"},
     "actor.last_active": {"ru": "последняя активность {date}", "en": "last active {date}"},
     # -- lanes.<lane>.items[].why: English ---------------------------------------------------
     "item.fts_match": {"en": "fts: match in {event_type}"},
+    "item.profile": {"en": "profile: its actor's name/description matches; its representative episode"},
     "item.lexical": {"en": "lex: {terms}"},
     "item.coverage": {"en": "coverage: {coverage:.2f}"},
     "item.vector": {"en": "vec: {similarity:.2f}"},

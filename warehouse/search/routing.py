@@ -84,6 +84,13 @@ TRIGGERS: dict[str, tuple[Trigger, ...]] = {
     ),
 }
 
+# Words that name a kind of actor: a query with one asks what an agent is ("an agent that reviews
+# database migrations"), so actor profiles may answer it (lane_runner, fusion.nominate).
+ROLE_WORDS: tuple[Trigger, ...] = (
+    _ru("агент"), _ru("субагент"), _ru("сабагент"), _ru("тиммейт"), _ru("помощник"), _ru("участник"),
+    _en("agent"), _en("subagent"), _en("teammate"), _t("team member", r"team members?", 2), _en("assistant"),
+)
+
 _TOKEN = re.compile(r"[0-9a-zа-яё]+(?:-[0-9a-zа-яё]+)*", re.IGNORECASE)
 _CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 
@@ -114,6 +121,13 @@ def triggers_found(query: str) -> dict[str, list[str]]:
         if words:
             found[intent] = words
     return found
+
+
+def names_a_role(query: str) -> bool:
+    """Whether the query names a kind of actor (ROLE_WORDS): it may be answered by actor profiles."""
+    tokens = _tokens(query)
+    phrases = [" ".join(tokens[i:i + 2]) for i in range(len(tokens) - 1)]
+    return any(trig.pattern.fullmatch(tok) for trig in ROLE_WORDS for tok in (phrases if trig.words == 2 else tokens))
 
 
 def route(query: str, mode: str, include: list[str]) -> Routing:

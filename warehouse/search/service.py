@@ -30,7 +30,7 @@ from warehouse.search import synonyms, vector
 from warehouse.search.answer import assemble
 from warehouse.search.budget import apply_budget
 from warehouse.search.contract import SearchRequest, SearchResponse, Trace, TraceLane, parse_request
-from warehouse.search.fusion import RRF_K, fuse, read_newest
+from warehouse.search.fusion import RRF_K, fuse, nominate, read_newest, read_profiles
 from warehouse.search.lane_runner import run_lanes
 from warehouse.search.lane_status import LaneInfo, read_lane_info
 from warehouse.search.messages import msg
@@ -64,6 +64,7 @@ class SearchEngine:
         self._lane_info: dict[str, LaneInfo] = {}
         self._workspaces = WorkspaceIndex()  # what a workspace filter may name, of the open generation
         self._newest = "epoch"
+        self._profiles: dict[int, int] = {}  # actor profile document -> its representative episode's
         self._terms = TermCache()  # query chunk -> terms, term -> vocabulary entry, of the open generation
         self._local = threading.local()  # one prepared search session (cursor) per thread
         self._watchdog = Watchdog()  # interrupts a lane query past LANE_TIMEOUT_S
@@ -99,6 +100,7 @@ class SearchEngine:
                 self._vec_info = vector.read_vec_info(self._con) if self._semantic else None
                 self._workspaces = WorkspaceIndex.read(self._con)
                 self._newest = read_newest(self._con)
+                self._profiles = read_profiles(self._con)
                 self._terms = TermCache()
                 self._cache.clear()
             if self._con is None or self._gen is None:
@@ -164,7 +166,7 @@ class SearchEngine:
                               lookup=lambda terms: memo.lookup(cur, terms))
         ws = self._workspaces.resolve(list(req.filters.workspaces))  # ids, paths, folder names, titles
         lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws)
-        hits = lanes.hits
+        hits, nominated = nominate(lanes.hits, self._profiles)
         vec = None if not self._semantic or lanes.no_source else \
             vector.run_vectors(cur, req, lanes.state, self._vec_info, self._watchdog, ws)
         semantic = None
@@ -175,7 +177,7 @@ class SearchEngine:
                                  semantic) if hits else ([], [])
         terms_by_doc = {(lane, d): terms for lane, d, _, terms in hits}
         vec_by_doc = vector.item_similarity(sess) if vec is not None and fused else None
-        resp = assemble(cur, gen, req, routing, weights, lanes.state, fused, actor_rows, terms_by_doc,
+        resp = assemble(cur, gen, req, routing, weights, lanes.state, fused, actor_rows, terms_by_doc, nominated,
                         lanes.no_source, self.settings, vec_by_doc, vec.state if vec is not None else None,
                         ws.unknown, self._workspaces.names() if ws.unknown else [])
         if vec is not None:

@@ -9,6 +9,8 @@
 -- clock: same index -> same answer). same_workspace: the actor worked in the workspace of the best
 -- episode hit; skill_overlap: share of the top-3 skills of the skills lane that the actor used.
 -- skills: the actor's five most used skills (for `why` and the response): ak_actor.top_skills.
+-- The episodes in _fused include those actor profiles nominated (warehouse/search/fusion.py
+-- `nominate`): an actor found by what it is ranks by that match.
 -- Prepared once per search cursor (akw_actors). Lists are sorted by list_sort, not ORDER BY
 -- inside the aggregate (an ordered aggregate sorts per group: a third of this statement's time);
 -- the per-actor skill lists are built with the index (ak_actor), not per search.
@@ -30,7 +32,8 @@ per AS (
     GROUP BY actor_id
 ),
 terms AS (
-    SELECT p.*, a.kind, a.source, a.display_name, a.dispatch_mode, a.success_rate, a.episodes AS total_episodes,
+    SELECT p.*, a.kind, a.source, a.display_name, a.context, a.description, a.dispatch_mode, a.success_rate,
+           a.episodes AS total_episodes,
            a.top_skills AS skills,
            -- |skills used ∩ top skill names| by inclusion-exclusion (both lists distinct; list_intersect
            -- is a lambda macro, and a lambda re-binds this prepared statement on every EXECUTE)
@@ -45,6 +48,6 @@ SELECT t.actor_id, t.kind, t.source, t.display_name, t.dispatch_mode, t.success_
        t.episodes, t.max_rel, t.mean_top3, t.success, t.recency, t.same_workspace, t.skill_overlap, t.last_time,
        t.max_rel + 0.3 * t.mean_top3 + t.max_rel * (0.2 * t.recency + 0.2 * t.success + 0.1 * t.same_workspace
            + 0.1 * t.skill_overlap) AS score,
-       t.skills
+       t.context, t.description, t.skills
 FROM terms t
 ORDER BY score DESC, t.actor_id;

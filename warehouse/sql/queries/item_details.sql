@@ -1,5 +1,15 @@
 -- Everything a response item shows, for the returned documents only ({doc_ids} = literal ints).
-SELECT d.doc_id, d.doc_key, d.lane, d.kind, d.source, d.title, d.text, d.workspace_id, d.workspace_path,
+-- item_id is the id the response gives the item, the key of its mart row (docs/search.md "Ids"):
+-- an episodes-lane event -> its episode (ak_episode.episode_id), a memory -> ak_memory.memory_key,
+-- a chunk or skill -> its doc_key (ak_document.doc_key, ak_skill.skill_id); event_id names the
+-- matched event (ak_event.event_id). The actor's name comes with the actor rows (actors.sql, which
+-- scores every actor of the fused episodes): a join to ak_actor here made the plan much hungrier.
+SELECT d.doc_id, d.doc_key,
+       CASE WHEN d.lane = 'episodes' AND d.episode_id IS NOT NULL THEN d.episode_id
+            WHEN d.kind = 'memory' THEN 'memory:autoclaw:' || substr(d.doc_key, 5)
+            ELSE d.doc_key END AS item_id,
+       CASE WHEN d.lane = 'episodes' AND d.kind <> 'memory' THEN 'ev:' || d.session_id || ':' || d.seq END AS event_id,
+       d.lane, d.kind, d.source, d.title, d.text, d.workspace_id, d.workspace_path,
        d.session_id, d.seq, d.event_type, d.episode_id, d.actor_id, d.time, d.outcome, d.skills, d.account,
        d.path, d.start_line, d.end_line, d.source_kind, d.symbol, d.language,
        coalesce(hs.cwd, acs.workspace) AS session_cwd,

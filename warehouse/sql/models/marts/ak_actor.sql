@@ -1,6 +1,9 @@
 -- Actors: anyone who did work — a DSH root session, a subagent, a team member, a saved AutoClaw
 -- agent — with activity, model, counts, success rate and the dispatch mode the contract assigns.
 -- col: kind: root_session | subagent | team_member | autoclaw_agent
+-- col: display_name: what the actor is: `standard agent · shop-api` (root session: preset and workspace folder), `verify-admin · infra-ops` (subagent, team member: role and workspace), the saved agent's name (AutoClaw)
+-- col: context: the title of the actor's first session (DSH; the name no longer carries it), NULL for saved agents
+-- col: description: what the actor is for: a saved agent's description, a team member's (agentTeam.members), a subagent's (its parent's subagent/catalog)
 -- col: dispatch_mode: spawn_replica (historical DSH actor) | team_task (team member) | external_handoff (AutoClaw)
 -- col: success_rate: successes / finished episodes (partial counts as half)
 -- col: top_skills: the five skills used most, {name, uses}, by uses desc, name
@@ -10,20 +13,30 @@
 -- accepted_values: kind: root_session, subagent, team_member, autoclaw_agent
 -- accepted_values: source: harness, autoclaw
 -- accepted_values: dispatch_mode: spawn_replica, team_task, external_handoff
-WITH dsh AS (
-    SELECT actor_id, any_value(actor_kind) AS kind, 'harness' AS source, any_value(actor_name) AS display_name,
-           CAST(NULL AS VARCHAR) AS description,
+WITH catalog AS (  -- subagents a session announced (subagent/catalog: [{name, description}]), newest wins
+    SELECT session_id AS parent_session_id, json_extract_string(a.value, '$.name') AS name,
+           arg_max(json_extract_string(a.value, '$.description'), seq) AS description
+    FROM {{ ref('stg_dsh_events') }}, json_each(files_json) AS a
+    WHERE kind = 'subagent/catalog' AND json_valid(files_json)
+    GROUP BY ALL
+),
+dsh AS (
+    SELECT actor_id, any_value(actor_kind) AS kind, 'harness' AS source, arg_min(actor_name, created_at) AS display_name,
+           arg_min(coalesce(title, proj_title), created_at) AS context,
+           arg_min(coalesce(member_description, c.description), created_at) AS description,
            arg_min(workspace_id, created_at) AS workspace_id, arg_min(workspace_path, created_at) AS workspace_path,
            min(session_id) AS session_id,
            any_value(coalesce(subagent_parent, lead_session_id)) AS parent_session_id,
            CAST(NULL AS VARCHAR) AS account, CAST(NULL AS VARCHAR) AS agent_id,
            list(DISTINCT session_id ORDER BY session_id) AS session_ids
-    FROM {{ ref('stg_dsh_sessions') }}
+    FROM {{ ref('stg_dsh_sessions') }} s
+    LEFT JOIN catalog c ON s.actor_kind = 'subagent' AND c.parent_session_id = s.subagent_parent
+                       AND c.name = s.subagent_name
     GROUP BY actor_id
 ),
 ac AS (
     SELECT 'actor:autoclaw:agent:' || account || ':' || agent_id AS actor_id, 'autoclaw_agent' AS kind,
-           'autoclaw' AS source, name AS display_name, description,
+           'autoclaw' AS source, name AS display_name, CAST(NULL AS VARCHAR) AS context, description,
            CAST(NULL AS VARCHAR) AS workspace_id, CAST(NULL AS VARCHAR) AS workspace_path,
            CAST(NULL AS VARCHAR) AS session_id, CAST(NULL AS VARCHAR) AS parent_session_id,
            account, agent_id, CAST([] AS VARCHAR[]) AS session_ids
@@ -61,7 +74,7 @@ part AS (  -- AutoClaw agents also work as participants of other agents' runs
            count(*) FILTER (WHERE outcome IN ('completed', 'success')) AS participations_ok
     FROM {{ ref('stg_ac_participations') }} GROUP BY ALL
 )
-SELECT a.actor_id, a.kind, a.source, a.display_name, a.description,
+SELECT a.actor_id, a.kind, a.source, a.display_name, a.context, a.description,
        coalesce(a.workspace_id, w.main_workspace_id) AS workspace_id,
        coalesce(a.workspace_path, w.main_workspace_path) AS workspace_path,
        a.session_id, a.parent_session_id, a.account, a.agent_id, a.session_ids,

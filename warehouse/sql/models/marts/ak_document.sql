@@ -1,19 +1,24 @@
 -- Searchable documents, one row per item a lane can return, with filter columns and a stable id.
 -- Lanes: episodes (episode summaries, assistant messages, tool calls and results, memories),
--- code (chunks), skills (live skills). Injected harness messages, reasoning and AutoClaw
--- duplicates are not documents. doc_id is dense and follows (lane, doc_key) order.
+-- code (chunks), skills (live skills), and the internal lane actors: what a saved agent, team
+-- member or subagent is (name, kind, description, a saved agent's instructions), one document per actor
+-- that did an episode, standing on its representative episode (its newest successful one, else its
+-- newest: session_id/seq/episode_id/time/outcome/workspace are that episode's). The actors lane only
+-- feeds the actor ranking (ak_actor_profile); it is never a lane of a response. Injected harness
+-- messages, reasoning and AutoClaw duplicates are not documents. Texts are words: tool inputs and
+-- file lists are rendered from their JSON (macros/text.sql). doc_id is dense and follows (lane, doc_key) order.
 -- Search fetches single rows by doc_id (item details); an FSST segment decodes up to the row, so
 -- the short columns whose FSST segments span whole row groups are stored uncompressed.
 -- compression: title=uncompressed, path=uncompressed, symbol=uncompressed, language=uncompressed
 -- compression: source_kind=uncompressed, account=uncompressed
--- col: doc_key: contract item id: ep:<session>:<seq> | mem:<account>:<memory_id> | chunk:… | skill:…
+-- col: doc_key: ep:<session>:<seq> (an event; its response item id is episode_id) | mem:<account>:<memory_id> | chunk:… | skill:… | actor:… (lane actors: ak_actor.actor_id)
 -- col: ws_no: a number per (workspace_id, workspace_path) pair, NULL for none (ak_document_workspace)
 -- col: ident_text: names matched exactly with a boost (skill names, paths, symbols)
 -- unique: doc_id
 -- unique: doc_key
 -- not_null: doc_id, doc_key, lane, kind, source
--- accepted_values: lane: episodes, code, skills
--- accepted_values: kind: episode, assistant, tool_call, tool_result, artifact, system, memory, skill, chunk
+-- accepted_values: lane: episodes, code, skills, actors
+-- accepted_values: kind: episode, assistant, tool_call, tool_result, artifact, system, memory, skill, chunk, actor
 -- accepted_values: source: harness, autoclaw, skills, code
 -- accepted_values: outcome: success, partial, failure, cancelled, running, unknown
 WITH dsh_ep AS (
@@ -32,7 +37,8 @@ dsh_ev AS (
            CASE
                WHEN v.role = 'tool_call' THEN concat_ws(' ', v.tool_name, coalesce(v.command, v.file_path),
                                                         v.skill_name, left(v.text, 2000))
-               WHEN v.kind IN ('deliverables/presented', 'workspace/changes') THEN concat_ws(' ', v.text, v.files_json)
+               WHEN v.kind IN ('deliverables/presented', 'workspace/changes')
+                   THEN coalesce(akw_files_text(v.files_json), v.text)
                ELSE left(v.text, 4000)
            END,
            concat_ws(' ', v.skill_name, v.file_path),
@@ -56,8 +62,9 @@ ac_ep AS (
 ),
 ac_ev AS (
     SELECT 'ep:' || x.session_id || ':' || x.session_seq, 'episodes', x.entry_type, 'autoclaw', NULL,
-           CASE WHEN x.entry_type = 'tool_call' THEN concat_ws(' ', x.tool_name, left(x.tool_input, 2000))
-                WHEN x.entry_type = 'tool_result' THEN concat_ws(' ', x.tool_name, x.tool_error, left(x.text, 4000))
+           CASE WHEN x.entry_type = 'tool_call' THEN concat_ws(' ', x.tool_name, left(akw_json_text(x.tool_input), 2000))
+                WHEN x.entry_type = 'tool_result'
+                    THEN concat_ws(' ', x.tool_name, akw_json_text(x.tool_error), left(x.text, 4000))
                 ELSE left(x.text, 4000) END,
            x.tool_name, ep.workspace_id, ep.workspace_path, x.session_id, x.session_seq, x.entry_type, ep.episode_id,
            ep.actor_id, x.committed_at, ep.outcome, ep.skills, x.account
@@ -86,9 +93,29 @@ skills AS (
            workspace_id, NULL, NULL, NULL, 'skill', NULL, NULL, deployed_at, NULL, [name], account
     FROM {{ ref('stg_skills') }} WHERE status = 'live'
 ),
+episode_docs AS (SELECT * FROM dsh_ep UNION ALL SELECT * FROM ac_ep),
+representative AS (  -- the episode an actor document stands on: newest successful, else newest
+    SELECT * FROM episode_docs WHERE actor_id IS NOT NULL
+    QUALIFY row_number() OVER (PARTITION BY actor_id ORDER BY outcome = 'success' DESC, time DESC NULLS LAST,
+                                                              doc_key) = 1
+),
+actor_docs AS (
+    SELECT a.actor_id, 'actors', 'actor', a.source, a.display_name,
+           concat_ws(E'\n', a.display_name,
+                     CASE a.kind WHEN 'autoclaw_agent' THEN 'saved AutoClaw agent' WHEN 'subagent' THEN 'subagent'
+                                 ELSE 'team member (teammate) of an agent team' END,
+                     a.description, g.instructions), NULL,
+           r.workspace_id, r.workspace_path, r.session_id, r.seq, 'actor', r.episode_id, a.actor_id, r.time,
+           r.outcome, CAST([] AS VARCHAR[]), a.account
+    FROM {{ ref('ak_actor') }} a
+    JOIN representative r USING (actor_id)
+    LEFT JOIN {{ ref('stg_ac_agents') }} g ON g.account = a.account AND g.agent_id = a.agent_id
+    WHERE a.kind <> 'root_session'
+),
 docs AS (
-    SELECT * FROM dsh_ep UNION ALL SELECT * FROM dsh_ev UNION ALL SELECT * FROM ac_ep
+    SELECT * FROM episode_docs UNION ALL SELECT * FROM dsh_ev
     UNION ALL SELECT * FROM ac_ev UNION ALL SELECT * FROM mem UNION ALL SELECT * FROM skills
+    UNION ALL SELECT * FROM actor_docs
 ),
 with_code AS NOT MATERIALIZED (
     SELECT doc_key, lane, kind, source, title, text, ident_text, workspace_id, workspace_path, session_id,

@@ -1,6 +1,8 @@
 -- DSH sessions: one row per session (the newest file wins if an id appears twice), with the
 -- actor it belongs to. Subagent children and team-member sessions are actors of their own.
 -- col: actor_id: actor:harness:root:<session> | actor:harness:subagent:<parent>:<name> | actor:harness:team_member:<lead>:<name>
+-- col: actor_name: what the actor is, then its workspace folder: `standard agent · shop-api` (a root session: its agent preset), `verify-admin · infra-ops` (a subagent or team member: its role name)
+-- col: workspace_name: the workspace folder name (last segment of the workspace path or cwd)
 -- unique: session_id
 -- not_null: session_id, actor_id
 -- accepted_values: actor_kind: root_session, subagent, team_member
@@ -33,8 +35,10 @@ SELECT s.*,
                THEN 'actor:harness:team_member:' || t.lead_session_id || ':' || t.member_name
            ELSE 'actor:harness:root:' || s.session_id
        END AS actor_id,
-       coalesce(s.subagent_name, t.member_name, 'session: ' || coalesce(s.title, s.proj_title, s.session_id))
-           AS actor_name
+       akw_path_name(coalesce(s.workspace_path, s.cwd)) AS workspace_name,
+       concat_ws(' · ', coalesce(s.subagent_name, t.member_name, coalesce(nullif(trim(s.agent_preset), ''), 'standard')
+                                                                 || ' agent'),
+                 akw_path_name(coalesce(s.workspace_path, s.cwd))) AS actor_name
 FROM s
 LEFT JOIN team t ON t.member_session_id = s.session_id
 QUALIFY row_number() OVER (PARTITION BY s.session_id ORDER BY t.lead_session_id NULLS LAST) = 1
