@@ -206,3 +206,13 @@ def test_same_request_same_bytes_with_semantic_on(on: Warehouse) -> None:
 def test_filters_apply_to_the_vector_side(on: Warehouse) -> None:
     d = q(on, RU_OVER_EN[0], mode="find_knowledge", filters={"workspaces": ["no-such-workspace"]})
     assert d["lanes"]["episodes"]["items"] == []
+
+
+def test_a_vector_only_episode_is_an_episode_item(on: Warehouse) -> None:
+    """An episode found by meaning alone (no matching term) is still an episode item with its session,
+    never a skill-shaped item in the episodes lane (a merge once routed it to the skill branch)."""
+    for query in ("a saved agent that looks after our MySQL and Postgres servers",
+                  "an agent that reviews database migrations", "агент, который следит за базами данных"):
+        d = q(on, query)
+        items = d["lanes"]["episodes"]["items"]
+        assert all("session_id" in i and "name" not in i for i in items)

@@ -61,9 +61,11 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
         vec = (vec_by_doc or {}).get((lane, doc_id))
         if vec is not None:
             why.append(msg("item.vector", "en", similarity=vec))
-        if lane == "episodes" and (terms or vec is None or doc_id in nominated):
-            why.insert(0, msg("item.profile", "en") if doc_id in nominated  # an actor profile's evidence
-                       else msg("item.fts_match", "en", event_type=d["event_type"]))
+        if lane == "episodes":
+            if doc_id in nominated:  # an actor profile's evidence
+                why.insert(0, msg("item.profile", "en"))
+            elif terms or vec is None:  # a vector-only match has no matching event text to point at
+                why.insert(0, msg("item.fts_match", "en", event_type=d["event_type"]))
             if d["outcome"]:
                 why.append(msg("item.outcome", "en", outcome=d["outcome"]))
             items[lane].append(EpisodeItem(
