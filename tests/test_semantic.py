@@ -206,3 +206,29 @@ def test_same_request_same_bytes_with_semantic_on(on: Warehouse) -> None:
 def test_filters_apply_to_the_vector_side(on: Warehouse) -> None:
     d = q(on, RU_OVER_EN[0], mode="find_knowledge", filters={"workspaces": ["no-such-workspace"]})
     assert d["lanes"]["episodes"]["items"] == []
+
+
+def test_a_vector_only_episode_hit_is_an_episode_item() -> None:
+    """An episode found by meaning alone (no matched terms) is still an episode item, without an fts why."""
+    from warehouse.search.contract import EpisodeItem, parse_request
+    from warehouse.search.items import lane_items
+
+    row = {"doc_id": 7, "text": "Перенос сайта", "event_type": "memory", "kind": "memory", "outcome": None,
+           "session_id": "s-1", "seq": 3, "time": None, "session_cwd": None, "workspace_id": "w",
+           "workspace_path": None, "session_created_at": None, "session_preset": None, "session_title": "Перенос сайта"}
+
+    class Cur:
+        def __init__(self) -> None:
+            self.description = [(k,) for k in row]
+
+        def execute(self, _sql: str) -> Cur:
+            return self
+
+        def fetchall(self) -> list[tuple]:
+            return [tuple(row.values())]
+
+    req = parse_request({"schema": "knowledge.search/v1", "query": "who moved the website"})
+    fused = [("episodes", 7, "mem:a:m1", 0.016, 1.0, 0.0, 1, 0, None)]
+    items = lane_items(Cur(), req, fused, {}, {("episodes", 7): 0.51})  # type: ignore[arg-type]
+    (item,) = items["episodes"]
+    assert isinstance(item, EpisodeItem) and item.why == ["vec: 0.51"] and items["skills"] == []

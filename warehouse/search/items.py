@@ -50,8 +50,9 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
         vec = (vec_by_doc or {}).get((lane, doc_id))
         if vec is not None:
             why.append(msg("item.vector", "en", similarity=vec))
-        if lane == "episodes" and (terms or vec is None):
-            why.insert(0, msg("item.fts_match", "en", event_type=d["event_type"]))
+        if lane == "episodes":
+            if terms or vec is None:  # a vector-only hit is not a text match
+                why.insert(0, msg("item.fts_match", "en", event_type=d["event_type"]))
             if d["outcome"]:
                 why.append(msg("item.outcome", "en", outcome=d["outcome"]))
             items[lane].append(EpisodeItem(
