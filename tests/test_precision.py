@@ -63,6 +63,31 @@ def test_generic_words_are_left_out_of_the_evidence() -> None:
     assert exp.generic == [] and ["код", "code"] in exp.groups
 
 
+def test_work_words_cross_languages_both_ways() -> None:
+    """An English question reaches work logged in Russian through the vocabulary (and back); "new" /
+    "новое" say nothing about the topic."""
+    con = db.connect()
+    install_tokenizer(con)
+
+    def groups(query: str) -> dict[str, list[str]]:
+        return {g[0]: g for g in synonyms.expand(con, query, lookup=lambda terms: []).groups}
+
+    en = groups("who moved the company website over to the new host")
+    assert {"перенос", "migrat"} <= set(en["move"]) and "сайт" in en["websit"] and "new" not in en
+    ru = groups("кто добавлял новое поле в таблицу заказов")
+    assert "нов" not in ru and "column" in ru["пол"] and "add" in ru["добавля"]
+    assert "renew" in groups("кто продлевал сертификаты")["продлева"]
+
+
+def test_english_work_over_russian_logs_is_found(gen: tuple[Warehouse, dict[str, Any]]) -> None:
+    """xl-deploy-en without the semantic side: "shipped ... to production" is a deploy of work logged in Russian."""
+    wh, manifest = gen
+    d = search(wh, "who shipped the notification service to production")
+    want = {t["actor_id"] for t in manifest["tasks"]
+            if t["template"] == "service_deploy" and t["language"] == "ru" and not t.get("deleted")}
+    assert want & {a["actor_id"] for a in d["actors"][:3]}
+
+
 @pytest.mark.parametrize("query", [
     "brainstorm a design before coding",   # no design work in this data; "coding" is only "code"
     "fix the error in the code",

@@ -80,8 +80,24 @@ EQUIV: dict[str, str] = {
     "rotat": "ротация", "restor": "восстановление", "renew": "продление", "full": "заполнен",
     "space": "место", "secur": "безопасность", "harden": "усиление", "proxi": "прокси",
     "clean": "очистка почистить", "fix": "исправить починить", "repositori": "репозиторий",
+    "websit": "site сайт", "website": "site сайт", "host": "хостинг",
+    "compani": "компания", "company": "компания", "ship": "deploy деплой выкатить", "shipped": "deploy деплой выкатить",
+    "notif": "уведомление уведомления", "notification": "уведомление уведомления", "servic": "сервис",
+    "service": "сервис", "product": "прод продакшн", "production": "прод продакшн", "investig": "разбор расследование",
+    "investigate": "разбор расследование", "timeout": "таймаут", "test": "тест тесты", "domain": "домен",
+    "record": "запись записи", "audit": "аудит", "lock": "закрыть блокировка", "databas": "база",
+    "database": "база", "login": "вход логин", "build": "сборка", "schema": "схема", "tabl": "таблица",
+    "table": "таблица", "column": "колонка поле", "field": "поле колонка", "timer": "таймер", "nightli": "ночной",
+    "nightly": "ночной", "revers": "обратный", "reverse": "обратный", "byte": "байт байтов", "mark": "метка",
+    "invis": "невидимый", "invisible": "невидимый",
+    # Russian words of the same work vocabulary
+    "обратн": "reverse", "ночн": "nightly night daily", "настраива": "configure setup", "прогон": "run",
+    "пол": "field column", "добавля": "add", "свободн": "free", "продлева": "renew renewal", "убира": "remove strip",
+    "невидим": "invisible", "метк": "mark", "байт": "byte bytes bom", "порядк": "order", "конц": "ending endings",
+    "таймаут": "timeout", "уведомлен": "notification notify", "сервис": "service", "аудит": "audit",
+    "вход": "login", "компан": "company", "хостинг": "hosting host", "продакшн": "production prod",
     # English paraphrases of English work words
-    "move": "migrate migration", "moved": "migrate migration", "websit": "site", "website": "site",
+    "move": "migrate migration перенос перенести переезд", "moved": "migrate migration перенос перенести переезд",
     "machin": "server host", "machine": "server host",
 }
 
@@ -100,7 +116,8 @@ GENERIC = (
     "попробовать нужно раньше ранее недавно снова опять агент агента агенты агентом субагент сессия сессии сессию "
     "сломал сломалось сломался упал упало упала падает ставил ставила ставили поставил поставила поставили "
     # the frame of a question and function words the stopword list lacks: "what do we know about"
-    "know known знаем знаю знает известно про перед после через"
+    "know known знаем знаю знает известно про перед после через again s "
+    "новый новая новое новые нового новую новых новой"
 )
 
 

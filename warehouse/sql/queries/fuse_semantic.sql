@@ -62,11 +62,12 @@ sides AS (
     SELECT *,
            CASE WHEN lex_answer THEN row_number() OVER (PARTITION BY lane, lex_answer
                                                         ORDER BY relevance DESC, doc_id) END AS lex_rank,
-           CASE WHEN vec_answer THEN row_number() OVER (PARTITION BY lane, vec_answer ORDER BY vec DESC, doc_id) END AS vec_rank
+           CASE WHEN vec_answer THEN row_number() OVER (PARTITION BY lane, vec_answer ORDER BY vec DESC, doc_id) END AS vec_rank,
+           CASE WHEN bool_or(vec_answer) OVER (PARTITION BY lane) THEN 0.5 + 0.5 * coverage ELSE 1 END AS lex_weight
     FROM boosted
 ),
 ranked AS (
-    SELECT *, row_number() OVER (PARTITION BY lane ORDER BY coalesce(1 / ($9::DOUBLE + lex_rank), 0)
+    SELECT *, row_number() OVER (PARTITION BY lane ORDER BY coalesce(lex_weight / ($9::DOUBLE + lex_rank), 0)
                                                           + coalesce(1 / ($9::DOUBLE + vec_rank), 0) DESC, doc_id) AS lane_rank
     FROM sides
 ),
