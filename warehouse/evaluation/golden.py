@@ -20,11 +20,12 @@ SCHEMA = "akw.golden/v1"
 KINDS = ("uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill",
          "skill_paraphrase", "agent_description")
 LISTS = ("actors", "episodes", "skills", "code")
-SLICES = ("synthetic", "real_skills", "cross_lingual")
-Slice = Literal["synthetic", "real_skills", "cross_lingual"]
+SLICES = ("synthetic", "real_skills", "cross_lingual", "real_data")
+Slice = Literal["synthetic", "real_skills", "cross_lingual", "real_data"]
 
 Kind = Literal["uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill",
                "skill_paraphrase", "agent_description"]
+REAL_DATA_SELECTORS = ("actors_of", "sessions_of", "sessions_mentioning", "empty")  # what its manifest holds
 Outcome = Literal["success", "partial", "failure"]
 
 
@@ -89,7 +90,9 @@ class GoldenQuery(_Strict):
     expect: Expect
     note: str | None = None
     # the slice the report groups it in; default: real_skills for kind real_skill, else synthetic.
-    # cross_lingual = a query in one language about work logged only in the other (same home)
+    # cross_lingual = a query in one language about work logged only in the other (same home);
+    # real_data = a query about the real SWE-agent trajectories, run on their own converted home
+    # and resolved against that home's manifest (akw_fixtures/realdata)
     slice_: Slice | None = Field(default=None, alias="slice")
 
     @model_validator(mode="after")
@@ -102,6 +105,8 @@ class GoldenQuery(_Strict):
             raise ValueError("a real_skill query is in the real_skills slice")
         if self.slice == "real_skills" and self.kind not in ("real_skill", "skill_paraphrase"):
             raise ValueError("only real_skill and skill_paraphrase queries run on the real-skills home")
+        if self.slice == "real_data" and self.expect.selector not in REAL_DATA_SELECTORS:
+            raise ValueError(f"a real_data query expects one of {', '.join(REAL_DATA_SELECTORS)}")
         return self
 
     @property

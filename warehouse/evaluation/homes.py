@@ -76,6 +76,20 @@ def realdata_dir(repo: Path = REPO) -> Path | None:
     return root if all((root / s).is_dir() for s in REAL_SOURCES) else None
 
 
+def realdata_trajectories() -> Path | None:
+    """akw_fixtures/realdata/trajectories when the real SWE-agent trajectories are there, else None."""
+    from akw_fixtures.realdata import convert
+
+    return convert.TRAJECTORIES if convert.available() else None
+
+
+def ensure_realdata(out: Path, src: Path) -> dict[str, Any]:
+    """The real trajectories converted into a DSH home under `out` (once per data folder); its manifest."""
+    from akw_fixtures.realdata.convert import ensure_converted
+
+    return ensure_converted(out, src)
+
+
 def real_skill_dirs(root: Path) -> list[Path]:
     return [root / s for s in REAL_SOURCES]
 

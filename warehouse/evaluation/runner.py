@@ -2,7 +2,9 @@
 
 The synthetic slice runs on a home over the generated sources; the real-skills slice on a
 second home whose settings add the real skill collections as extra skill dirs (skipped with a
-reason when those folders are absent). Per query the ranked list chosen by its selector is
+reason when those folders are absent); the real-data slice on a third home converted from the
+real SWE-agent trajectories in akw_fixtures/realdata (once per data folder, under `real-data/`),
+judged against that home's own manifest. Per query the ranked list chosen by its selector is
 compared with the manifest-resolved answer; the report aggregates overall, per kind, per
 language and per slice. Empty-answer queries are scored only by false hits (golden/README.md),
 overall and per slice.
@@ -37,6 +39,7 @@ class EvalConfig:
     seed: int = 7
     events: int | None = None
     realdata: Path | None = field(default_factory=homes.realdata_dir)  # None: skip the real-skills slice
+    trajectories: Path | None = field(default_factory=homes.realdata_trajectories)  # None: skip real_data
     limit: int = 10
     out_dir: Path | None = Path("reports")  # None: do not write a report file
     semantic: str = "auto"  # off | on | both | auto (= both when the [semantic] extra is installed, else off)
@@ -190,22 +193,42 @@ def _run_golden(opener: homes.Opener, cfg: EvalConfig, golden: Any, manifest: di
                                   semantic=semantic)
         say(f"indexing the real-skills home{tag} …")
         rev_real = real_wh.reindex(mode="incremental")["index_rev"]
+    rd_wh, rev_rd, rd_resolver, rd_note = None, None, None, None
+    if any(q.slice == "real_data" for q in golden.queries):
+        if cfg.trajectories is None:
+            rd_note = "real trajectories not found at akw_fixtures/realdata/trajectories: real_data queries skipped"
+            say(rd_note)
+        else:
+            rd_dir = Path(cfg.data_dir) / "real-data"
+            rd_resolver = Resolver(homes.ensure_realdata(rd_dir, cfg.trajectories))
+            rd_wh = homes.open_home(opener, rd_dir, "akw-home", semantic=semantic)
+            say(f"indexing the real-data home{tag} …")
+            rev_rd = rd_wh.reindex(mode="incremental")["index_rev"]
     resolver = Resolver(manifest, real_names)
     records = []
     for q in golden.queries:
+        if q.slice == "real_data":
+            if rd_wh is None or rd_resolver is None:
+                records.append({"id": q.id, "kind": q.kind, "lang": q.lang, "slice": q.slice, "mode": q.mode,
+                                "text": q.text, "selector": q.expect.selector, "status": "skipped",
+                                "reason": rd_note})
+            else:
+                records.append(run_query(rd_wh, rd_resolver, q, cfg.limit))
+            continue
         if q.slice == "real_skills" and real_wh is None:
             records.append({"id": q.id, "kind": q.kind, "lang": q.lang, "slice": q.slice, "mode": q.mode,
                             "text": q.text, "selector": q.expect.selector, "status": "skipped",
                             "reason": real_note})
             continue
         records.append(run_query(real_wh if q.slice == "real_skills" else wh, resolver, q, cfg.limit))
-    return rev, rev_real, real_wh, real_note, resolver, records
+    return rev, rev_real, real_wh, real_note, resolver, records, rev_rd, rd_note
 
 
 def semantic_section(runs: dict[str, tuple[Any, ...]]) -> dict[str, Any]:
     """Every slice with semantic off and on, side by side (plus each setting's empty-answer checks)."""
     out: dict[str, Any] = {"modes": list(runs), "by_slice": {}, "empty": {}, "index_rev": {}}
-    for mode, (rev, _rr, _w, _n, _r, records) in runs.items():
+    for mode, run in runs.items():
+        rev, records = run[0], run[5]
         summary = summarize(records)
         out["index_rev"][mode] = rev
         out["empty"][mode] = summary["empty"]
@@ -235,7 +258,7 @@ def run_eval(opener: homes.Opener, cfg: EvalConfig, thresholds: Thresholds = Thr
     manifest = homes.ensure_generated(cfg.data_dir, cfg.sessions, cfg.seed, cfg.events)
     modes = semantic_modes(cfg.semantic)
     runs = {mode: _run_golden(opener, cfg, golden, manifest, mode == "on", say) for mode in modes}
-    rev, rev_real, real_wh, real_note, resolver, records = runs[modes[0]]
+    rev, rev_real, real_wh, real_note, resolver, records, rev_rd, rd_note = runs[modes[0]]
     summary = summarize(records)
     failures = thresholds.failures(summary["overall"], summary["empty"])
     report = {
@@ -245,6 +268,8 @@ def run_eval(opener: homes.Opener, cfg: EvalConfig, thresholds: Thresholds = Thr
         "golden": {"path": str(cfg.golden), "queries": len(golden.queries),
                    "sha256": hashlib.sha256(Path(cfg.golden).read_bytes()).hexdigest()},
         "real_skills": str(cfg.realdata) if real_wh is not None else real_note,
+        "index_rev_real_data": rev_rd,
+        "real_data": str(Path(cfg.data_dir).absolute() / "real-data") if rev_rd is not None else rd_note,
         "thresholds": asdict(thresholds), "summary": summary, "passed": not failures, "failures": failures,
         "queries": records, "semantic": semantic_section(runs), "duration_s": round(time.perf_counter() - t0, 2),
     }
