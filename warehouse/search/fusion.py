@@ -111,6 +111,9 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     anchor = anchor_mask(groups, masks, idf, df)
     if unknown_share(groups, df) > MAX_UNKNOWN_SHARE:
         return [], []
+    # the "match at least 2 groups" gate holds for one document, not for an episode's events together
+    min_groups = 2 if len(groups) >= 3 else 1
+    lexical_groups = min_groups if groups_in_one_doc(groups, hits) >= min_groups else len(groups) + 1
     sess.execute("DELETE FROM _hits; DELETE FROM _fused")
     rows = literals.number_rows((LANES.index(h[0]), h[1], float(h[2]), sum(bit.get(t, 0) for t in h[3]))
                                 for h in hits)
@@ -120,7 +123,7 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     # EXECUTE arguments typed exactly as declared: a type mismatch re-binds the statement each time
     args = [literals.double(weights.get(ln, 0.0)) for ln in LANES] + [
         literals.double(sum(idf) or 1.0), literals.double(MIN_COVERAGE), literals.double(MIN_BEST_COVERAGE),
-        literals.bigint(2 if len(groups) >= 3 else 1), literals.bigint(K_LANE), literals.double(RRF_K),
+        literals.bigint(lexical_groups), literals.bigint(K_LANE), literals.double(RRF_K),
         literals.integers(masks), literals.doubles(idf)]
     skill_evidence = [literals.double(SKILL_EVIDENCE_BOOST / SKILL_EVIDENCE_CAP), literals.double(SKILL_EVIDENCE_CAP),
                       literals.double(MIN_COVERAGE)]  # each parameter once (fuse.sql)
@@ -135,6 +138,25 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
     fused = sess.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()
     return fused, sess.execute(f"EXECUTE akw_actors('{newest}'::TIMESTAMPTZ)").fetchall()
+
+
+def groups_in_one_doc(groups: list[list[str]], hits: list[Hit]) -> int:
+    """The most query groups one lexical hit (an event, a chunk, a skill document) matches by itself.
+
+    An episode's coverage counts the terms of all its events, so words scattered over a long session
+    ("state" in a status line, "backend" in a teammate's name, "s3" in a backup step) add up to a
+    topic it never touched; fusion's "at least 2 groups" gate asks for them in one document (ADR 0003 "Precision")."""
+    of_term: dict[str, int] = {}  # term -> bit mask of the groups it belongs to (equivalents are shared)
+    for i, g in enumerate(groups):
+        for t in g:
+            of_term[t] = of_term.get(t, 0) | 1 << i
+    best = 0
+    for h in hits:
+        matched = 0
+        for t in h[3]:
+            matched |= of_term.get(t, 0)
+        best = max(best, matched.bit_count())
+    return best
 
 
 def unknown_share(groups: list[list[str]], df: Mapping[str, int]) -> float:

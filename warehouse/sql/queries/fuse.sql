@@ -1,7 +1,8 @@
 -- Fusion of per-lane lexical hits (contract 000 §7), in SQL; prepared once per search cursor.
 -- Input: _hits (hits.sql) = each lane's top hits, bits: bit i = matched query term i.
 -- Parameters: $1..$3 lane weights (episodes, code, skills), $4 total group weight, $5 min item
--- coverage, $6 min best coverage, $7 min groups matched, $8 top K per lane, $9 RRF k,
+-- coverage, $6 min best coverage, $7 min groups matched (fusion passes groups + 1, unreachable, when no
+-- single hit matches that many groups: scattered words are not evidence), $8 top K per lane, $9 RRF k,
 -- $10/$11 the groups' term masks and weights ($12..$14: the skill evidence boost, below):
 -- a group is a query term with its RU/EN equivalents, weighted by idf (an unknown term weighs much:
 -- a query about something never indexed covers little). Lists, not a temp table: one write fewer.

@@ -1,7 +1,8 @@
 -- Fusion with the semantic side (semantic.enabled): fuse.sql plus each lane's vector hits, fused
 -- with the lexical ranking by RRF **inside** the lane; the lanes stay separate (contract 000 §4).
 -- Input: _hits (hits.sql; a vector-only unit is a row with lex 0 and no bits) and _vec (lane,
--- doc_id, vec = cosine similarity of the unit to the query). Parameters $1..$11 as in fuse.sql, and
+-- doc_id, vec = cosine similarity of the unit to the query). Parameters $1..$11 as in fuse.sql ($7 may be
+-- unreachable: then only vector answers remain), and
 -- $12 min similarity of an item, $13 min similarity of the best item (below it the vector side
 -- has no answer: an absent topic is still an empty answer, FR-5.7), $14 the anchor mask of fuse.sql's
 -- $12: only an item whose terms include an anchor can be a lexical answer (one matching only the
