@@ -69,16 +69,16 @@ def publish(generations: Path, build_path: Path, index_rev: str, published_at: s
     prev = current(generations)
     seq = (prev.seq + 1) if prev else 1
     final = generations / f"gen-{seq:06d}-{index_rev}.duckdb"
-    _fsync(build_path)
+    fsync_path(build_path)
     os.chmod(build_path, 0o600)
     build_path.replace(final)
     tmp = generations / f".{POINTER}.tmp"
     tmp.write_text(json.dumps({"file": final.name, "index_rev": index_rev, "seq": seq,
                                "published_at": published_at}, sort_keys=True), encoding="utf-8")
     os.chmod(tmp, 0o600)
-    _fsync(tmp)
+    fsync_path(tmp)
     tmp.replace(generations / POINTER)
-    _fsync(generations)  # make the rename durable
+    fsync_path(generations)  # make the rename durable
     keep = {final.name} | ({prev.path.name} if prev else set())
     for old in generations.glob("gen-*.duckdb"):
         if old.name not in keep:
@@ -123,7 +123,7 @@ def writer_lock(home: Path, wait_s: float = 0.0) -> Iterator[None]:
         os.close(fd)  # closing releases the flock
 
 
-def _fsync(path: Path) -> None:
+def fsync_path(path: Path) -> None:
     """fsync a file or a directory (for a directory it makes renames inside it durable)."""
     fd = os.open(path, os.O_RDONLY)
     try:

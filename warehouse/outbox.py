@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from warehouse.generation import fsync_path
 from warehouse.paths import Paths
 
 RECORD_SCHEMA = "akw.outbox/v1"
@@ -39,14 +40,6 @@ def record_path(paths: Paths, assignment_id: str) -> Path:
 def _ensure_dir(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(folder, 0o700)
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def write_once(paths: Paths, record: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
@@ -75,7 +68,7 @@ def write_once(paths: Paths, record: dict[str, Any]) -> tuple[bool, dict[str, An
         if existing is None:
             raise OSError(f"outbox record {final.name} exists but cannot be read")
         return False, existing
-    _fsync(paths.outbox)  # the new name is durable before the caller reports success
+    fsync_path(paths.outbox)  # the new name is durable before the caller reports success
     return True, record
 
 

@@ -14,7 +14,6 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from warehouse import generation
 from warehouse.cards.contract import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, Cut
 from warehouse.errors import Code, KnowledgeError
 from warehouse.redact import redact
+from warehouse.search.items import iso as iso  # one timestamp format for search and cards
 from warehouse.search.service import SEARCH_MEMORY, SEARCH_THREADS
 from warehouse.search.snippets import untrusted
 
@@ -51,15 +51,6 @@ def rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = No
 def one(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> dict[str, Any] | None:
     found = rows(con, sql, params)
     return found[0] if found else None
-
-
-def iso(v: Any) -> str | None:
-    """A timestamp as the contracts write it: ISO 8601, UTC as `Z`."""
-    if v is None:
-        return None
-    if isinstance(v, datetime):
-        return v.isoformat().replace("+00:00", "Z")
-    return str(v)
 
 
 def not_found(kind: str, ident: str, index_rev: str, hint: str | None = None) -> KnowledgeError:
