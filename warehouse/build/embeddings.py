@@ -21,9 +21,8 @@ from typing import Any
 import duckdb
 
 from warehouse import embed, literals
+from warehouse.build.previous import PREV, attach_previous
 from warehouse.sqlfiles import render_build
-
-PREV = "prev"  # the name sql/build/vec_reuse.sql reads (the lexical build has detached its own by then)
 
 
 def _run(con: duckdb.DuckDBPyConnection, name: str, subs: dict[str, object] | None = None) -> list[tuple]:
@@ -39,24 +38,6 @@ def _run(con: duckdb.DuckDBPyConnection, name: str, subs: dict[str, object] | No
     return rows
 
 
-def attach_previous(con: duckdb.DuckDBPyConnection, prev: Path | None, key: str) -> bool:
-    """Attach the previous generation read-only if it holds vectors made with the same model key."""
-    if prev is None or not Path(prev).exists():
-        return False
-    try:
-        con.execute(f"ATTACH {literals.text(str(prev))} AS {PREV} (READ_ONLY)")
-    except duckdb.Error:
-        return False
-    try:
-        row = con.execute(f"SELECT key FROM {PREV}.akw_vec_build").fetchone()
-    except duckdb.Error:
-        row = None
-    if row is None or row[0] != key:
-        con.execute(f"DETACH {PREV}")
-        return False
-    return True
-
-
 def build_vectors(con: duckdb.DuckDBPyConnection, prev: Path | None, scratch: Path) -> dict[str, Any]:
     """Embed the units of `ak_document` into `akw_vec`; `scratch` is a file path for the new vectors.
 
@@ -66,7 +47,7 @@ def build_vectors(con: duckdb.DuckDBPyConnection, prev: Path | None, scratch: Pa
     t0 = time.perf_counter()
     key = embed.model_key()
     _run(con, "vec_units", {"max_chars": embed.UNIT_CHARS})
-    reused = attach_previous(con, prev, key)
+    reused = attach_previous(con, prev, "akw_vec_build", key)
     if reused:
         try:
             _run(con, "vec_reuse")

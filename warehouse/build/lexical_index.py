@@ -25,13 +25,13 @@ from pathlib import Path
 import duckdb
 
 from warehouse import literals
+from warehouse.build.previous import PREV, attach_previous
 from warehouse.sqlfiles import BUILD, files_digest, render_build
 from warehouse.tokenizer import BM25_B, BM25_K1, install_tokenizer
 
 _FINAL_STEPS = ("fts_tidmap", "fts_vocab", "fts_doc_len", "fts_lane_stats", "fts_lane_df", "fts_postings")
 _STAGING = ("fts_chunkmap", "fts_termdict", "fts_text", "fts_text_tid", "fts_sig_new", "fts_doc_terms",
             "fts_tidmap", "fts_doc_len", "fts_lane_df", "fts_chunk", "fts_newchunk")
-PREV = "prev"
 
 def build_key(con: duckdb.DuckDBPyConnection) -> str:
     """What stored term counts depend on: the index SQL (tokenizer included), DuckDB and its fts
@@ -58,26 +58,6 @@ def _run(con: duckdb.DuckDBPyConnection, name: str, subs: dict[str, object] | No
             e.add_note(f"akw build step: sql/build/{name}.sql")
             raise
     return time.perf_counter() - t0
-
-
-def attach_previous(con: duckdb.DuckDBPyConnection, prev: Path | None) -> bool:
-    """Attach the previous generation read-only as `prev` if its stored term counts can be reused."""
-    if prev is None or not Path(prev).exists():
-        return False
-    try:
-        con.execute(f"ATTACH {literals.text(str(prev))} AS {PREV} (READ_ONLY)")
-    except duckdb.Error:
-        return False
-    try:
-        key = con.execute(f"SELECT key FROM {PREV}.fts_build").fetchone()
-        con.execute(f"SELECT text_id, term_id, tf FROM {PREV}.fts_text_terms LIMIT 0")
-        con.execute(f"SELECT doc_id, sig FROM {PREV}.fts_doc_sig LIMIT 0")
-    except duckdb.Error:
-        key = None
-    if key is None or key[0] != build_key(con):
-        con.execute(f"DETACH {PREV}")
-        return False
-    return True
 
 
 def build_lexical_index(con: duckdb.DuckDBPyConnection, prev: Path | None = None, *,
@@ -114,7 +94,8 @@ def _build(con: duckdb.DuckDBPyConnection, prev: Path | None,
            chunk_docs: int) -> tuple[dict[str, float], int, dict[str, int | bool]]:
     install_tokenizer(con)
     steps = {"fts_sig": _run(con, "fts_sig")}
-    attached = attach_previous(con, prev)
+    attached = attach_previous(con, prev, "fts_build", build_key(con),
+                               ("fts_text_terms(text_id, term_id, tf)", "fts_doc_sig(doc_id, sig)"))
     if attached:
         steps["fts_sig_reuse"] = _run(con, "fts_sig_reuse")
         con.execute(f"DETACH {PREV}")
