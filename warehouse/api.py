@@ -7,9 +7,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic_core import PydanticSerializationError
-
-from warehouse.errors import Code, KnowledgeError
+from warehouse.errors import Code, KnowledgeError, refusing_hostile_input
 from warehouse.paths import Paths
 from warehouse.search.contract import SearchRequest, parse_request, response_dict
 from warehouse.search.request import search_request
@@ -44,14 +42,9 @@ DEMO_DISPATCH = {
 
 def _parse(request: dict[str, Any] | str) -> SearchRequest:
     """Validate a request; hostile shapes that escape pydantic are still `KNOWLEDGE_INVALID_REQUEST`."""
-    try:
+    with refusing_hostile_input():
         req = parse_request(request)
         req.model_dump_json()  # a lone surrogate (undecodable bytes) cannot be stored or printed: refuse it now
-    except RecursionError:
-        raise KnowledgeError(Code.INVALID_REQUEST, "request is nested too deeply", field="$") from None
-    except PydanticSerializationError:
-        raise KnowledgeError(Code.INVALID_REQUEST, "request text is not valid Unicode (a lone surrogate)",
-                             field="$") from None
     return req
 
 

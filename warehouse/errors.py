@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import StrEnum
+
+from pydantic_core import PydanticSerializationError
 
 
 class Code(StrEnum):
@@ -46,3 +50,16 @@ class KnowledgeError(Exception):
         out: dict[str, object] = {"code": self.code, "message": self.message}
         out.update({k: v for k, v in self.details.items() if v is not None})
         return out
+
+
+@contextmanager
+def refusing_hostile_input() -> Iterator[None]:
+    """Request shapes that escape pydantic's validation are still `KNOWLEDGE_INVALID_REQUEST`: JSON
+    nested past the recursion limit, and lone surrogates (undecodable bytes) found on re-serializing."""
+    try:
+        yield
+    except RecursionError:
+        raise KnowledgeError(Code.INVALID_REQUEST, "request is nested too deeply", field="$") from None
+    except PydanticSerializationError:
+        raise KnowledgeError(Code.INVALID_REQUEST, "request text is not valid Unicode (a lone surrogate)",
+                             field="$") from None

@@ -12,12 +12,21 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-from pydantic_core import PydanticCustomError, PydanticSerializationError
+from pydantic import (
+    AfterValidator,
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
-from warehouse.errors import Code, KnowledgeError
+from warehouse.errors import Code, KnowledgeError, refusing_hostile_input
 from warehouse.redact import redact
 from warehouse.search.contract import Rfc3339
 
@@ -25,6 +34,15 @@ SCHEMA = "knowledge.dispatch/v1"
 HANDOFF_SCHEMA = "knowledge.handoff/v1"
 DISPATCH_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,199}")
 ACTOR_ID = re.compile(r"actor:\S{1,400}")
+
+
+def _actor_id(v: str) -> str:
+    if not ACTOR_ID.fullmatch(v):
+        raise PydanticCustomError("actor_id", "an actor id starts with 'actor:' (see ak_actor.actor_id)")
+    return v
+
+
+ActorId = Annotated[str, AfterValidator(_actor_id)]  # one check for target.actor_id and the request's actor_id
 
 DispatchMode = Literal["team_task", "spawn_replica", "external_handoff", "none"]
 Choice = Literal["named_skill", "implied_skill", "search", "explicit"]
@@ -85,15 +103,8 @@ class Task(_In):
 
 class Target(_In):
     mode: Literal["auto", "actor"] = "auto"
-    actor_id: str | None = None
+    actor_id: ActorId | None = None
     count: int = Field(default=1, ge=1, le=1)  # v1 hands one task to one actor
-
-    @field_validator("actor_id")
-    @classmethod
-    def _actor(cls, v: str | None) -> str | None:
-        if v is not None and not ACTOR_ID.fullmatch(v):
-            raise PydanticCustomError("actor_id", "an actor id starts with 'actor:' (see ak_actor.actor_id)")
-        return v
 
     @model_validator(mode="after")
     def _explicit(self) -> Target:
@@ -115,7 +126,7 @@ class DispatchRequest(_In):
     request_id: str | None = Field(default=None, max_length=200)
     task: Task
     target: Target = Field(default_factory=Target)
-    actor_id: str | None = None  # contract 000 §14 spelling of target {mode: actor, actor_id}
+    actor_id: ActorId | None = None  # contract 000 §14 spelling of target {mode: actor, actor_id}
     strategy: Literal["best_fit"] = "best_fit"
     dry_run: bool = True
     commit: bool = False
@@ -132,13 +143,6 @@ class DispatchRequest(_In):
             if ACTOR_ID.fullmatch(v):
                 return {"mode": "actor", "actor_id": v}
             raise PydanticCustomError("target", "'auto', 'actor:<id>' or {mode, actor_id, count}")
-        return v
-
-    @field_validator("actor_id")
-    @classmethod
-    def _actor(cls, v: str | None) -> str | None:
-        if v is not None and not ACTOR_ID.fullmatch(v):
-            raise PydanticCustomError("actor_id", "an actor id starts with 'actor:' (see ak_actor.actor_id)")
         return v
 
     @field_validator("dispatch_id")
@@ -184,15 +188,11 @@ def parse_dispatch_request(data: dict[str, Any] | str) -> DispatchRequest:
     if not isinstance(data, dict):
         raise KnowledgeError(Code.INVALID_REQUEST, "request must be a JSON object", field="$")
     try:
-        req = DispatchRequest.model_validate(data)
-        req.model_dump_json()
+        with refusing_hostile_input():
+            req = DispatchRequest.model_validate(data)
+            req.model_dump_json()
     except ValidationError as e:
         raise _invalid(e) from None
-    except RecursionError:
-        raise KnowledgeError(Code.INVALID_REQUEST, "request is nested too deeply", field="$") from None
-    except PydanticSerializationError:
-        raise KnowledgeError(Code.INVALID_REQUEST, "request text is not valid Unicode (a lone surrogate)",
-                             field="$") from None
     return req
 
 
