@@ -153,6 +153,10 @@ def test_anchor_mask_and_unknown_share() -> None:
     mask = anchor_mask(groups, masks, idf, df)
     assert mask == (1 | 16) | (2 | 32)  # OR of the anchors' masks: the shared "server" bit counted once
     assert anchor_mask([["x"]], [1], [4.0], {}) == 0  # nothing known: nothing can anchor
+    # a named thing anchors whatever its frequency: at 100k documents "block" is rarer than "iya.ru"
+    mask = anchor_mask([["=iya.ru"], ["block"], ["nginx"]], [1, 2, 4], [4.0, 6.8, 2.2],
+                       {"=iya.ru": 1706, "block": 110, "nginx": 11846})
+    assert mask == 1 | 2
     assert unknown_share([["elasticsearch"], ["index"], ["lifecycl"], ["log"], ["polici"]],
                          {"index": 3, "log": 9}) == pytest.approx(0.6)
     assert unknown_share([["=a-b"], ["a"]], {"a": 1}) == 0.0  # identifiers are not counted

@@ -168,14 +168,16 @@ def unknown_share(groups: list[list[str]], df: Mapping[str, int]) -> float:
 
 def anchor_mask(groups: list[list[str]], masks: list[int], idf: list[float], df: Mapping[str, int]) -> int:
     """Bits of the query's anchor groups: known groups whose weight is at least ANCHOR_SHARE of the
-    heaviest known group's (a group no document has cannot be matched, so it anchors nothing)."""
+    heaviest known group's, and known identifiers (`iya.ru`, `shop-api`: a named thing is specific
+    whatever its document frequency; in a large corpus a plain word like "block" can be rarer).
+    A group no document has cannot be matched, so it anchors nothing."""
     known = [w for g, w in zip(groups, idf, strict=True) if any(t in df for t in g)]
     if not known:
         return 0
     floor = ANCHOR_SHARE * max(known)
     out = 0
     for g, m, w in zip(groups, masks, idf, strict=True):
-        if w >= floor and any(t in df for t in g):
+        if (w >= floor or g[0].startswith("=")) and any(t in df for t in g):
             out |= m  # groups share the bits of common equivalents: OR, not a sum
     return out
 
