@@ -10,6 +10,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+import akw_fixtures
 from warehouse.api import Warehouse
 from warehouse.cli import app
 from warehouse.evaluation import homes
@@ -222,3 +223,16 @@ def test_eval_gates_reuses_data_and_is_deterministic(subset: Path, tmp_path: Pat
     assert ranks(first) == ranks(second)
     skipped = [q for q in first["queries"] if q["slice"] == "real_skills"]
     assert skipped and all(q["status"] == "skipped" and "realdata" in q["reason"] for q in skipped)
+
+
+def test_data_of_another_generator_version_is_made_anew(tmp_path: Path) -> None:
+    """A reused eval/bench data folder is regenerated when the generator changed since it was made."""
+    out = tmp_path / "g6"
+    first = homes.ensure_generated(out, sessions=6, seed=3)
+    assert first["generator"] == akw_fixtures.fingerprint()
+    (out / "akw-home").mkdir()  # a home built over this data
+    assert homes.ensure_generated(out, sessions=6, seed=3) == first and (out / "akw-home").exists()
+    stale = {**first, "generator": "another-version"}
+    (out / "manifest.json").write_text(json.dumps(stale), encoding="utf-8")
+    again = homes.ensure_generated(out, sessions=6, seed=3)
+    assert again["generator"] == akw_fixtures.fingerprint() and not (out / "akw-home").exists()

@@ -27,12 +27,14 @@ def default_data_dir(purpose: str, sessions: int, seed: int) -> Path:
 
 
 def ensure_generated(out: Path, sessions: int, seed: int, events: int | None = None) -> dict[str, Any]:
-    """Return the manifest of `out`, generating it first unless it was made with the same arguments."""
+    """Return the manifest of `out`, generating it first unless it was made with the same arguments
+    by this version of the generator."""
     import akw_fixtures
 
     out = Path(out).absolute()
     manifest_file = out / "manifest.json"
-    want = {"sessions": sessions, "seed": seed, "events": events if events is not None else sessions * 60}
+    want = {"sessions": sessions, "seed": seed, "events": events if events is not None else sessions * 60,
+            "generator": akw_fixtures.fingerprint()}  # data of another generator version is made anew
     if manifest_file.exists():
         manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
         if all(manifest.get(k) == v for k, v in want.items()):
