@@ -89,7 +89,9 @@ class Warehouse:
     def engine(self) -> SearchEngine:
         """The search engine of this home (opened lazily, follows newly published generations)."""
         if self._engine is None:
-            self._engine = SearchEngine(self.paths.generations, self.settings)
+            from warehouse.feedback import log_file
+
+            self._engine = SearchEngine(self.paths.generations, self.settings, feedback_log=log_file(self.paths))
         return self._engine
 
     def _require_enabled(self) -> None:
@@ -165,6 +167,38 @@ class Warehouse:
 
     def get_code(self, id: str, max_chars: int | None = None) -> dict[str, Any]:
         return self.get("code", id, max_chars=max_chars)
+
+    def feedback(self, result_id: str, useful: bool, request_id: str | None = None,
+                 chosen: str | None = None) -> dict[str, Any]:
+        """`knowledge_feedback` (FR-9): useful / not useful for a result id a search returned, optionally in
+        the context of its request id and the actor/skill that was chosen. Stores ids, the verdict and the
+        time only; ranking moves by a bounded boost (docs/search.md "Feedback")."""
+        from warehouse import feedback
+        from warehouse.literals import text
+        from warehouse.sqlfiles import query_sql
+
+        self._require_enabled()
+        kind = feedback.kind_of(result_id)
+        request_id = feedback.check_request_id(request_id)
+        if chosen is not None and feedback.kind_of(chosen) not in ("actor", "skill"):
+            raise KnowledgeError(Code.INVALID_REQUEST, "chosen: an actor or skill id", field="chosen")
+        cur, gen = self.engine.reader()
+        try:
+            for field, ident in (("result_id", result_id), ("chosen", chosen)):
+                if ident is not None and cur.execute(query_sql("feedback_target").replace("{id}", text(ident))
+                                                     ).fetchone() is None:
+                    raise KnowledgeError(Code.NOT_FOUND, f"{field}: no such {feedback.kind_of(ident)} in the index",
+                                         field=field, index_rev=gen.index_rev)
+        finally:
+            cur.close()
+        record = feedback.append(self.paths, result_id, useful, request_id, chosen)
+        self.engine.feedback_changed()
+        useful_n, not_useful_n = feedback.votes(feedback.read_all(self.paths)).get(result_id, (0, 0))
+        score = feedback.scores(feedback.read_all(self.paths)).get(result_id, 0.0)
+        return {"recorded": True, "feedback_id": record["feedback_id"], "result_id": result_id, "kind": kind,
+                "useful": record["useful"], "request_id": request_id, "chosen": chosen, "at": record["at"],
+                "votes": {"useful": useful_n, "not_useful": not_useful_n},
+                "boost": round(1 + feedback.FEEDBACK_BOOST * score, 6), "index_rev": gen.index_rev}
 
     def dispatch(self, request: dict[str, Any] | str, requested_by: str | None = None) -> dict[str, Any]:
         """`knowledge_dispatch` v1: a plan (dry run), or on an explicit commit one recorded plan + handoff package.

@@ -58,7 +58,8 @@ LOCATION = (
 )
 LOCATION_ATTRS = frozenset(attr for _flag, attr, _help in LOCATION)
 HOME_COMMANDS = frozenset({"reindex", "status", "search", "get", "sql", "sources", "config show", "config set",
-                           "dispatch", "dispatch list", "dispatch show"})
+                           "dispatch", "dispatch list", "dispatch show", "feedback", "schedule show",
+                           "schedule run-due", "schedule install", "daemon"})
 OPTION_LIKE = re.compile(r"--?[A-Za-z][\w-]*(=.*)?", re.S)
 
 
@@ -564,6 +565,29 @@ def sql_cmd(ctx: typer.Context, query: Annotated[str, typer.Argument(help="One r
     """Query the published generation read-only (any DuckDB client can open it too)."""
     with _errors(as_json):
         _emit(as_json, _wh(ctx).sql(query, limit=limit), _print_sql)
+
+
+# -- feedback ---------------------------------------------------------------------------------
+def _print_feedback(d: dict[str, Any]) -> None:
+    verdict = "useful" if d["useful"] else "not useful"
+    out.print(f"recorded {verdict} for {d['result_id']} ({d['votes']['useful']} useful, "
+              f"{d['votes']['not_useful']} not useful; ranking x{d['boost']})", markup=False, highlight=False)
+
+
+@app.command("feedback")
+def feedback_cmd(
+    ctx: typer.Context,
+    result_id: Annotated[str, typer.Argument(help="An id a search response returned.")],
+    useful: Annotated[bool | None, typer.Option("--useful/--not-useful", help="The verdict (one is required).")] = None,
+    request_id: Annotated[str | None, typer.Option("--request-id", help="The search's request_id.")] = None,
+    chosen: Annotated[str | None, typer.Option("--chosen", help="The actor or skill id that was chosen.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Say whether a result was useful (stored as ids and a verdict only; it nudges ranking, boundedly)."""
+    with _errors(as_json):
+        if useful is None:
+            raise KnowledgeError(Code.INVALID_REQUEST, "give --useful or --not-useful", field="useful")
+        _emit(as_json, _wh(ctx).feedback(result_id, useful, request_id=request_id, chosen=chosen), _print_feedback)
 
 
 # -- dispatch ---------------------------------------------------------------------------------

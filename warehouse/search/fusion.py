@@ -19,6 +19,7 @@ from collections.abc import Mapping
 import duckdb
 
 from warehouse import literals
+from warehouse.feedback import FEEDBACK_BOOST
 from warehouse.search import synonyms
 from warehouse.search.contract import LANES, SearchRequest
 from warehouse.search.lane_runner import K_LANE, Hit
@@ -128,13 +129,14 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     skill_evidence = [literals.double(SKILL_EVIDENCE_BOOST / SKILL_EVIDENCE_CAP), literals.double(SKILL_EVIDENCE_CAP),
                       literals.double(MIN_COVERAGE)]  # each parameter once (fuse.sql)
     anchor_arg = literals.bigint(anchor)
+    feedback_arg = literals.double(FEEDBACK_BOOST)  # fuse.sql $16 / fuse_semantic.sql $18: bounded, see there
     if semantic is None:
-        sess.execute(f"EXECUTE akw_fuse({', '.join([*args, *skill_evidence, anchor_arg])})")
+        sess.execute(f"EXECUTE akw_fuse({', '.join([*args, *skill_evidence, anchor_arg, feedback_arg])})")
     else:
         values, vec_min, vec_min_best = semantic
         sess.execute(f"DELETE FROM _vec; INSERT INTO _vec VALUES {values}" if values else "DELETE FROM _vec")
         gates = [literals.double(vec_min), literals.double(vec_min_best)]
-        sess.execute(f"EXECUTE akw_fuse_sem({', '.join([*args, *gates, anchor_arg, *skill_evidence])})")
+        sess.execute(f"EXECUTE akw_fuse_sem({', '.join([*args, *gates, anchor_arg, *skill_evidence, feedback_arg])})")
     slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
     fused = sess.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()
     return fused, sess.execute(f"EXECUTE akw_actors('{newest}'::TIMESTAMPTZ)").fetchall()

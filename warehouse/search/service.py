@@ -30,6 +30,7 @@ from warehouse.search import synonyms, vector
 from warehouse.search.answer import assemble
 from warehouse.search.budget import apply_budget
 from warehouse.search.contract import SearchRequest, SearchResponse, Trace, TraceLane, parse_request
+from warehouse.search.feedback_scores import FeedbackScores
 from warehouse.search.fusion import RRF_K, fuse, nominate, read_newest, read_profiles
 from warehouse.search.lane_runner import run_lanes
 from warehouse.search.lane_status import LaneInfo, read_lane_info
@@ -55,7 +56,8 @@ SESSION_USES = 64  # searches per session cursor before it is made anew (its tem
 class SearchEngine:
     """Serves searches from the published generation of one warehouse home."""
 
-    def __init__(self, generations: Path, settings: Settings, cache_size: int = 256) -> None:
+    def __init__(self, generations: Path, settings: Settings, cache_size: int = 256,
+                 feedback_log: Path | None = None) -> None:
         self.generations = generations
         self.settings = settings
         self._lock = threading.Lock()
@@ -70,6 +72,7 @@ class SearchEngine:
         self._watchdog = Watchdog()  # interrupts a lane query past LANE_TIMEOUT_S
         keep_heap_warm()
         self._cache = ResponseCache(cache_size)
+        self._feedback = FeedbackScores(feedback_log)  # feedback.py's scores, read once, not per search
         self._semantic = settings.semantic.enabled  # the vector side of the lanes (search/vector.py)
         self._vec_info: dict[str, int] | None = None
         if self._semantic and embed.installed():
@@ -103,6 +106,9 @@ class SearchEngine:
                 self._profiles = read_profiles(self._con)
                 self._terms = TermCache()
                 self._cache.clear()
+                self._feedback.invalidate()
+            if self._feedback.refresh():
+                self._cache.clear()  # cached responses were ranked with the old scores
             if self._con is None or self._gen is None:
                 raise KnowledgeError(Code.NOT_READY, msg("search.not_published", "en"))
             local = self._local
@@ -111,13 +117,22 @@ class SearchEngine:
                 # session cursor holds the temp tables and the prepared fusion/actor statements
                 local.cur, local.sess = self._con.cursor(), prepare_session(self._con.cursor(), self._semantic)
                 local.gen_path, local.con, local.uses, local.terms = self._gen.path, self._con, 0, self._terms
+                local.fb_version = None  # a fresh session cursor has an empty _fb
             elif local.uses >= SESSION_USES:
                 # DuckDB keeps deleted rows of the session tables until they are dropped, so every
                 # search scanned all earlier searches' rows (fusion 3x slower after 650 searches)
                 local.sess.close()
                 local.sess, local.uses = prepare_session(self._con.cursor(), self._semantic), 0
+                local.fb_version = None
+            if getattr(local, "fb_version", None) != self._feedback.version:
+                self._feedback.fill(local.sess)
+                local.fb_version = self._feedback.version
             local.uses += 1
             return local.cur, self._gen
+
+    def feedback_changed(self) -> None:
+        """This process recorded feedback: the next search re-reads the scores (no need to wait CHECK_S)."""
+        self._feedback.invalidate()
 
     def close(self) -> None:
         with self._lock:

@@ -13,3 +13,6 @@ CREATE TEMP TABLE _fused (lane VARCHAR, lex DOUBLE, bits BIGINT, doc_id INTEGER,
                           cap_key VARCHAR, grp_bits BIGINT, coverage DOUBLE, groups_matched BIGINT, relevance DOUBLE,
                           lane_rank BIGINT, rrf DOUBLE, rel DOUBLE, lane_priority INTEGER, cap_rank BIGINT,
                           evidence BIGINT);
+-- feedback scores (warehouse/feedback.py): result id (memories by document key) -> s in (-1, 1);
+-- filled by the engine when it opens a generation or the feedback log changes, read by fusion
+CREATE TEMP TABLE _fb (key VARCHAR PRIMARY KEY, s DOUBLE);
