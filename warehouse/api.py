@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -235,6 +236,78 @@ class Warehouse:
             "sources": summary,
             "units": units,
         }
+
+    # -- schedule (docs/operations.md "Schedule") --------------------------------------------------
+    def schedule_show(self, now: datetime | None = None) -> dict[str, Any]:
+        """The next slots, the last run, what is due now; answers when disabled too (it says so)."""
+        from warehouse import schedule as sch
+        from warehouse.runs import read_runs
+
+        now = (now or datetime.now(UTC)).astimezone(UTC)
+        s = self.settings.schedule
+        tz = sch.zone(s.timezone)
+        runs = read_runs(self.paths)
+        d = sch.due(s, runs, sch.read_state(self.paths), now, at_start=True)
+        last = runs[-1] if runs else None
+        return {
+            "enabled": self.settings.enabled, "mode": s.mode, "times": list(s.times), "timezone": s.timezone,
+            "zone": sch.zone_name(s.timezone), "catch_up": s.catch_up, "stale_after_hours": s.stale_after_hours,
+            "run_on_start_if_stale": s.run_on_start_if_stale, "reports": s.reports,
+            "now": now.astimezone(tz).isoformat(),
+            "next_runs": [t.astimezone(tz).isoformat() for t in sch.next_runs(s, now)] if self.settings.enabled else [],
+            "last_run": {k: last.get(k) for k in ("run_id", "mode", "outcome", "started_at", "finished_at",
+                                                    "duration_s", "index_rev")} if last else None,
+            "last_scheduled": sch.read_state(self.paths) or None,
+            "stale": d.stale,
+            "due": {"due": self.settings.enabled and d.reason is not None,
+                    "reason": d.reason if self.settings.enabled else "disabled",
+                    "slot": d.slot.astimezone(tz).isoformat() if d.slot and self.settings.enabled else None},
+        }
+
+    def schedule_run_due(self, now: datetime | None = None, at_start: bool = True) -> dict[str, Any]:
+        """Run the due job once (the latest missed slot, or a stale index at start) and return.
+
+        Under the schedule's starter lock, so two starters never run one slot twice; the reindex takes
+        the index lock (a manual reindex holding it → `locked`, retried by the next start). A disabled
+        warehouse runs nothing and says so. Retention purges happen inside reindex."""
+        from warehouse import schedule as sch
+        from warehouse.runs import read_runs
+
+        now = (now or datetime.now(UTC)).astimezone(UTC)
+        tz = sch.zone(self.settings.schedule.timezone)
+        doc: dict[str, Any] = {"ran": False, "now": now.astimezone(tz).isoformat(), "reason": None, "slot": None}
+        if not self.settings.enabled:
+            return {**doc, "reason": "disabled", "code": Code.DISABLED.value,
+                    "message": "agent-knowledge is disabled: nothing runs (akw config set enabled=true)"}
+        with sch.starter_lock(self.paths) as mine:
+            if not mine:
+                return {**doc, "reason": "busy", "message": "another scheduler is starting a run"}
+            state = sch.read_state(self.paths)
+            d = sch.due(self.settings.schedule, read_runs(self.paths), state, now, at_start)
+            if d.reason is None:
+                nxt = sch.next_runs(self.settings.schedule, now, 1)
+                return {**doc, "reason": "not_due", "next_run": nxt[0].astimezone(tz).isoformat() if nxt else None}
+            doc.update(reason=d.reason, slot=d.slot.astimezone(tz).isoformat() if d.slot else None)
+            try:
+                run = self.reindex(mode="incremental")
+                result: dict[str, Any] = {k: run.get(k) for k in ("run_id", "outcome", "index_rev", "duration_s",
+                                                                  "generation")}
+            except KnowledgeError as e:
+                if e.code == Code.LOCKED.value:
+                    return {**doc, "reason": "locked", "error": e.to_dict()}
+                result = {"outcome": "failed", "error": e.to_dict()}
+            # (a KeyboardInterrupt — the daemon abandoning a run — records nothing: the slot stays due)
+            # report generation (`akw report`, settings schedule.reports) is to be attached here
+            sch.write_state(self.paths, {"last_slot": d.slot.isoformat() if d.slot else state.get("last_slot"),
+                                         "last_started_at": now.isoformat(), "last_reason": d.reason,
+                                         "last_outcome": result.get("outcome"), "last_run_id": result.get("run_id")})
+            return {**doc, "ran": True, "run": result}
+
+    def schedule_install(self) -> dict[str, Any]:
+        """A crontab line and a systemd user timer + service that call `akw schedule run-due` (installs nothing)."""
+        from warehouse.schedule import install_texts
+
+        return install_texts(self.paths)
 
     # -- settings -----------------------------------------------------------------
     def config_show(self) -> dict[str, Any]:
