@@ -1,8 +1,10 @@
-"""The feedback aggregate a search engine ranks with: read from disk once, not per search.
+"""The feedback a search engine ranks with, as a score per document: read from disk once, not per search.
 
-The engine asks `current()` on every search; the log is re-read only when a stat (at most once per
-`CHECK_S`) shows it changed, or when the engine is told to (`invalidate`, after a feedback call in
-this process). Each session cursor copies the scores into its `_fb` table when their version moves.
+The engine asks `refresh()` on every search; the log is re-read only when a stat (at most once per
+`CHECK_S`) shows it changed, or at once after `invalidate()` (a feedback call in this process, a
+new generation). The scores per result id are mapped to document ids by one statement over
+`ak_document` (sql/queries/feedback_docs.sql), so fusion reads each hit's score from the hits
+literal and joins nothing (fuse.sql `$16`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 import duckdb
 
 from warehouse import feedback, literals
+from warehouse.sqlfiles import query_sql
 
 CHECK_S = 1.0  # how stale another process's feedback may be in a long-lived search process
 
@@ -20,35 +23,32 @@ CHECK_S = 1.0  # how stale another process's feedback may be in a long-lived sea
 class FeedbackScores:
     def __init__(self, log_file: Path | None) -> None:
         self.log_file = log_file
-        self.version = 0
-        self.rows: list[tuple[str, float]] = []
+        self.by_doc: dict[int, float] = {}  # document id -> score in [-1, 1], of the open generation
         self._sig: tuple[int, int, int] | None = None
         self._checked = -CHECK_S
-        self.refresh(force=True)
+        self._stale = True
 
     def invalidate(self) -> None:
-        self._checked = -CHECK_S
+        """Re-read and re-map on the next `refresh` (a new generation, or feedback recorded here)."""
+        self._checked, self._stale = -CHECK_S, True
 
-    def refresh(self, force: bool = False) -> bool:
+    def refresh(self, con: duckdb.DuckDBPyConnection) -> bool:
         """Re-read the log if it changed (checked at most once per CHECK_S); True when scores moved."""
         now = time.monotonic()
-        if self.log_file is None or (not force and now - self._checked < CHECK_S):
+        if self.log_file is None or (not self._stale and now - self._checked < CHECK_S):
             return False
         self._checked = now
         sig = feedback.signature(self.log_file)
-        if sig == self._sig and not force:
+        if sig == self._sig and not self._stale:
             return False
-        self._sig = sig
+        self._sig, self._stale = sig, False
         scores = feedback.scores(feedback.read_log(self.log_file)) if sig is not None else {}
-        rows = sorted((feedback.fusion_key(k), v) for k, v in scores.items())
-        if rows == self.rows:
-            return False
-        self.rows, self.version = rows, self.version + 1
-        return True
-
-    def fill(self, sess: duckdb.DuckDBPyConnection) -> None:
-        """Put the scores into a session cursor's `_fb` table (numbers and dollar-quoted ids only)."""
-        sess.execute("DELETE FROM _fb")
-        if self.rows:
-            values = ", ".join(f"({literals.text(k)}, {literals.double(v)})" for k, v in self.rows)
-            sess.execute(f"INSERT INTO _fb VALUES {values}")
+        by_doc: dict[int, float] = {}
+        if scores:
+            values = ", ".join(f"({literals.text(feedback.fusion_key(k))}, {literals.double(v)})"
+                               for k, v in sorted(scores.items()))
+            rows = con.cursor().execute(query_sql("feedback_docs").replace("{scores}", values)).fetchall()
+            by_doc = {int(d): float(s) for d, s in rows}
+        moved = by_doc != self.by_doc
+        self.by_doc = by_doc
+        return moved

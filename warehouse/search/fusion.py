@@ -89,8 +89,12 @@ def read_newest(con: duckdb.DuckDBPyConnection) -> str:
 
 def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, float], req: SearchRequest,
          exp: synonyms.Expansion, lane_info: Mapping[str, LaneInfo], newest: str,
-         semantic: tuple[str, float, float] | None = None) -> tuple[list[tuple], list[tuple]]:
+         semantic: tuple[str, float, float] | None = None,
+         feedback: Mapping[int, float] | None = None) -> tuple[list[tuple], list[tuple]]:
     """(fused items in answer order, actor rows) on the session cursor `sess`.
+
+    `feedback`: document id -> feedback score in [-1, 1] (search/feedback_scores.py); it rides in the
+    hits literal, so fusion joins nothing for it (fuse.sql `$16`, docs/search.md "Feedback").
 
     `semantic` (semantic.enabled): the vector hits as `_vec` VALUES and the two similarity gates;
     fusion then also ranks by meaning inside each lane (sql/queries/fuse_semantic.sql)."""
@@ -116,8 +120,9 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     min_groups = 2 if len(groups) >= 3 else 1
     lexical_groups = min_groups if groups_in_one_doc(groups, hits) >= min_groups else len(groups) + 1
     sess.execute("DELETE FROM _hits; DELETE FROM _fused")
-    rows = literals.number_rows((LANES.index(h[0]), h[1], float(h[2]), sum(bit.get(t, 0) for t in h[3]))
-                                for h in hits)
+    fb = feedback or {}
+    rows = literals.number_rows((LANES.index(h[0]), h[1], float(h[2]), sum(bit.get(t, 0) for t in h[3]),
+                                 float(fb.get(h[1], 0.0))) for h in hits)
     doc_ids = ",".join(str(int(h[1])) for h in hits)
     sess.execute(query_sql("hits").replace("{doc_ids}", doc_ids).replace("{rows}", rows))
     quotas = _quotas(weights, req)

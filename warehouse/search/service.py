@@ -107,7 +107,7 @@ class SearchEngine:
                 self._terms = TermCache()
                 self._cache.clear()
                 self._feedback.invalidate()
-            if self._feedback.refresh():
+            if self._con is not None and self._feedback.refresh(self._con):
                 self._cache.clear()  # cached responses were ranked with the old scores
             if self._con is None or self._gen is None:
                 raise KnowledgeError(Code.NOT_READY, msg("search.not_published", "en"))
@@ -117,16 +117,11 @@ class SearchEngine:
                 # session cursor holds the temp tables and the prepared fusion/actor statements
                 local.cur, local.sess = self._con.cursor(), prepare_session(self._con.cursor(), self._semantic)
                 local.gen_path, local.con, local.uses, local.terms = self._gen.path, self._con, 0, self._terms
-                local.fb_version = None  # a fresh session cursor has an empty _fb
             elif local.uses >= SESSION_USES:
                 # DuckDB keeps deleted rows of the session tables until they are dropped, so every
                 # search scanned all earlier searches' rows (fusion 3x slower after 650 searches)
                 local.sess.close()
                 local.sess, local.uses = prepare_session(self._con.cursor(), self._semantic), 0
-                local.fb_version = None
-            if getattr(local, "fb_version", None) != self._feedback.version:
-                self._feedback.fill(local.sess)
-                local.fb_version = self._feedback.version
             local.uses += 1
             return local.cur, self._gen
 
@@ -189,7 +184,7 @@ class SearchEngine:
             hits = vector.with_vector_hits(hits, vec)
             semantic = (vector.vec_rows(vec), vector.VEC_MIN, vector.VEC_MIN_BEST)
         fused, actor_rows = fuse(sess, hits, weights, req, exp, self._lane_info, self._newest,
-                                 semantic) if hits else ([], [])
+                                 semantic, self._feedback.by_doc) if hits else ([], [])
         terms_by_doc = {(lane, d): terms for lane, d, _, terms in hits}
         vec_by_doc = vector.item_similarity(sess) if vec is not None and fused else None
         resp = assemble(cur, gen, req, routing, weights, lanes.state, fused, actor_rows, terms_by_doc, nominated,

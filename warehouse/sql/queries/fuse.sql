@@ -22,10 +22,11 @@
 -- ak_skill_use records) ranks above one that only shares words: relevance × (1 + $12·min(mass, $13)),
 -- mass = the summed relevance of those episodes relative to the best episode (a weak neighbour
 -- episode counts little). Bounded, so a skill that matches the query well is not buried by one that
--- was merely used a lot. Feedback ($16 = feedback.FEEDBACK_BOOST): relevance × (1 + $16·s), s = the
--- item's feedback score plus, for an episode, its actor's, clamped to [-1, 1] (_fb, loaded by the
--- engine from $AKW_HOME/feedback/): it reorders items of a lane whose relevance is within a factor
--- (1 + $16)/(1 - $16) of each other and never touches the coverage gates (docs/search.md "Feedback").
+-- was merely used a lot. Feedback ($16 = feedback.FEEDBACK_BOOST): relevance × (1 + $16·fb), fb = the
+-- item's feedback score plus, for an episode, its actor's, clamped to [-1, 1] (_hits.fb, mapped to
+-- documents by the engine once per generation and feedback change, not per search: no join here):
+-- it reorders items of a lane whose relevance is within a factor (1 + $16)/(1 - $16) of each other
+-- and never touches the coverage gates (docs/search.md "Feedback").
 -- Each parameter is used once: a parameter used twice made DuckDB bind the
 -- prepared statement again on every EXECUTE (measured: fusion 2.9 -> 5 ms).
 -- Aggregates, not windows, partition by group: DuckDB pays per window partition, and here
@@ -62,10 +63,8 @@ boosted AS (
     SELECT c.*, coalesce(e.episodes, 0) AS evidence,
            lex * (0.2 + 0.8 * coverage)
                * (1 + $12::DOUBLE * least(coalesce(e.mass, 0), $13::DOUBLE))
-               * (1 + $16::DOUBLE * greatest(-1, least(1, coalesce(fi.s, 0) + coalesce(fa.s, 0)))) AS relevance
+               * (1 + $16::DOUBLE * fb) AS relevance
     FROM covered c LEFT JOIN evidence e ON c.lane = 'skills' AND e.name = c.grp
-    LEFT JOIN _fb fi ON fi.key = CASE WHEN c.lane = 'skills' THEN c.doc_key ELSE c.grp END
-    LEFT JOIN _fb fa ON c.lane = 'episodes' AND fa.key = c.actor_id
 ),
 ranked AS (
     SELECT *, row_number() OVER (PARTITION BY lane ORDER BY relevance DESC, doc_id) AS lane_rank

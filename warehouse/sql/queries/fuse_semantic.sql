@@ -58,19 +58,17 @@ evidence AS (
 boosted AS (
     SELECT a.*, coalesce(e.episodes, 0) AS evidence,
            lex * (0.2 + 0.8 * coverage) * (1 + $15::DOUBLE * least(coalesce(e.mass, 0), $16::DOUBLE)) AS lex_relevance,
-           1 + $18::DOUBLE * greatest(-1, least(1, coalesce(fi.s, 0) + coalesce(fa.s, 0))) AS fb
+           1 + $18::DOUBLE * fb AS fb_factor
     FROM answers a LEFT JOIN evidence e ON a.lane = 'skills' AND e.name = a.grp
-    LEFT JOIN _fb fi ON fi.key = CASE WHEN a.lane = 'skills' THEN a.doc_key ELSE a.grp END
-    LEFT JOIN _fb fa ON a.lane = 'episodes' AND fa.key = a.actor_id
 ),
 fed AS (  -- feedback (fuse.sql's $16, here $18) scales both sides' orderings
-    SELECT * EXCLUDE (lex_relevance), lex_relevance * fb AS relevance FROM boosted
+    SELECT * EXCLUDE (lex_relevance), lex_relevance * fb_factor AS relevance FROM boosted
 ),
 sides AS (
     SELECT *,
            CASE WHEN lex_answer THEN row_number() OVER (PARTITION BY lane, lex_answer
                                                         ORDER BY relevance DESC, doc_id) END AS lex_rank,
-           CASE WHEN vec_answer THEN row_number() OVER (PARTITION BY lane, vec_answer ORDER BY vec * fb DESC, doc_id) END AS vec_rank,
+           CASE WHEN vec_answer THEN row_number() OVER (PARTITION BY lane, vec_answer ORDER BY vec * fb_factor DESC, doc_id) END AS vec_rank,
            CASE WHEN bool_or(vec_answer) OVER (PARTITION BY lane) THEN 0.5 + 0.5 * coverage ELSE 1 END AS lex_weight
     FROM fed
 ),
