@@ -167,3 +167,26 @@ def test_cli_feedback_json(wh: Warehouse) -> None:
                              timeout=60)
         assert bad.returncode != 0 and json.loads(bad.stdout)["errors"][0]["code"] == code
     clear(wh)
+
+
+def test_semantic_fusion_applies_the_same_bounded_factor(tmp_path: Path) -> None:
+    from warehouse import embed
+
+    if not embed.installed():
+        pytest.skip("the [semantic] extra is not installed")
+    src = tmp_path / "src"
+    akw_fixtures.generate(src, sessions=12, seed=7)
+    w = Warehouse.open(src / "dsh", src / "autoclaw", tmp_path / "home")
+    w.config_set(["semantic.enabled=true"])
+    w.reindex()
+    _, rel, rank = episode_ranking(w)
+    assert rel, "no episode answers"
+    by_rank = sorted(rel, key=lambda g: rank[g])
+    vote(w, by_rank[0], False, 20)
+    if len(by_rank) > 1:
+        vote(w, by_rank[-1], True, 20)
+    _, rel2, _ = episode_ranking(w)
+    assert set(rel2) == set(rel)  # the gates (lexical and similarity) are untouched
+    for g in rel:
+        assert rel[g] * (1 - feedback.FEEDBACK_BOOST) - 1e-9 <= rel2[g] <= rel[g] * (1 + feedback.FEEDBACK_BOOST) + 1e-9
+    assert rel2[by_rank[0]] < rel[by_rank[0]]
