@@ -32,6 +32,7 @@ def wh(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
 
 def episode_ranking(wh: Warehouse) -> tuple[list[str], dict[str, float], dict[str, int]]:
     """(response order of the episodes lane, relevance and lane rank per episode from the fusion table)."""
+    wh.engine._cache.clear()  # a cached answer runs no fusion: its rows would be another search's
     resp = wh.search_text(QUERY, limit=10)
     rows = wh.engine._local.sess.execute(
         "SELECT grp, relevance, lane_rank FROM _fused WHERE lane = 'episodes' AND grp LIKE 'episode:%'").fetchall()
@@ -100,6 +101,8 @@ def test_boost_reorders_near_ties_but_never_lets_a_weak_match_pass(wh: Warehouse
     a, b = near
     vote(wh, a, False, 30)
     vote(wh, b, True, 30)
+    # the cached answer of before is dropped when scores move; the answer says which feedback ranked it
+    assert wh.search_text(QUERY, limit=10)["fusion"]["feedback_rev"].startswith("fb-")
     order2, rel2, rank2 = episode_ranking(wh)
     assert rank2[weak] > rank2[strong], "feedback alone let a weak match pass a strong one"
     assert rank2[b] < rank2[a], "feedback did not reorder a near tie"
@@ -111,6 +114,7 @@ def test_boost_reorders_near_ties_but_never_lets_a_weak_match_pass(wh: Warehouse
     clear(wh)
     _, rel3, rank3 = episode_ranking(wh)
     assert rank3 == rank and rel3 == pytest.approx(rel)
+    assert "feedback_rev" not in wh.search_text(QUERY, limit=10)["fusion"]  # no feedback: the answer of before
 
 
 def test_feedback_survives_a_full_rebuild_and_forget_items_removes_it(wh: Warehouse) -> None:

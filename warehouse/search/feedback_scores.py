@@ -9,6 +9,8 @@ literal and joins nothing (fuse.sql `$16`).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from pathlib import Path
 
@@ -24,6 +26,7 @@ class FeedbackScores:
     def __init__(self, log_file: Path | None) -> None:
         self.log_file = log_file
         self.by_doc: dict[int, float] = {}  # document id -> score in [-1, 1], of the open generation
+        self.rev: str | None = None  # digest of by_doc (the response's fusion.feedback_rev); None when empty
         self._sig: tuple[int, int, int] | None = None
         self._checked = -CHECK_S
         self._stale = True
@@ -51,4 +54,6 @@ class FeedbackScores:
             by_doc = {int(d): float(s) for d, s in rows}
         moved = by_doc != self.by_doc
         self.by_doc = by_doc
+        self.rev = "fb-" + hashlib.sha256(json.dumps(sorted(by_doc.items())).encode()).hexdigest()[:16] \
+            if by_doc else None
         return moved

@@ -192,6 +192,7 @@ class SearchEngine:
                         ws.unknown, self._workspaces.names() if ws.unknown else [])
         if vec is not None:
             resp.warnings.extend(vec.warnings)
+        resp.fusion.feedback_rev = self._feedback.rev  # same index_rev + feedback_rev + request: same answer
         resp = apply_budget(resp, req.budget.max_tokens)
         for tr in lanes.traces:
             tr.items = len(getattr(resp.lanes, tr.lane).items) if getattr(resp.lanes, tr.lane) is not None else 0
