@@ -143,6 +143,10 @@ def test_run_due_runs_the_latest_slot_once(src: Path, tmp_path: Path) -> None:
     assert show["next_runs"][0] == at(2030, 5, 9, 15).isoformat() and show["zone"] == "Europe/Berlin"
     assert show["last_run"]["run_id"] == late["run"]["run_id"] and show["due"]["due"] is True  # stale by the clock
     assert show["due"]["reason"] == "stale"
+    # a start with that stale index (its last success is years before this clock) runs; a tick does not
+    start = wh.schedule_run_due(now=at(2030, 5, 9, 11))
+    assert start["ran"] and start["reason"] == "stale" and start["slot"] is None
+    assert sch.read_state(wh.paths)["last_slot"] == at(2030, 5, 9, 3).astimezone(UTC).isoformat()  # unchanged
 
 
 def test_disabled_runs_nothing_and_says_so(src: Path, tmp_path: Path) -> None:
