@@ -62,7 +62,11 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     ["fixtures", "generate", "--json"],  # missing required option
     ["sql", "--json"],  # missing required argument
     ["nosuchcommand", "--json"],
-], ids=["limit-abc", "limit-5000-digits", "unknown-option", "missing-option", "missing-argument", "no-command"])
+    ["feedback", "--useful", "--json"],  # missing result id
+    ["schedule", "run-due", "--now", "yesterday", "--json"],
+    ["daemon", "--tick", "0", "--json"],
+], ids=["limit-abc", "limit-5000-digits", "unknown-option", "missing-option", "missing-argument", "no-command",
+        "feedback-no-id", "schedule-bad-now", "daemon-bad-tick"])
 def test_usage_errors_are_one_json_document(args: list[str]) -> None:
     user_error(akw(*args))
 

@@ -20,7 +20,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
                 "warehouse.db", "warehouse.literals", "warehouse.sqlfiles", "warehouse.tokenizer", "warehouse.proc",
                 "warehouse.embed")),
     ("records", ("warehouse.lake", "warehouse.state", "warehouse.generation", "warehouse.runs",
-                 "warehouse.schedule", "warehouse.status", "warehouse.outbox")),
+                 "warehouse.schedule", "warehouse.status", "warehouse.outbox", "warehouse.feedback")),
     ("extract", ("warehouse.extract",)),
     ("build", ("warehouse.build",)),
     ("search", ("warehouse.search",)),
@@ -28,7 +28,8 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("dispatch", ("warehouse.dispatch",)),
     ("tools", ("warehouse.evaluation", "warehouse.bench")),
     ("api", ("warehouse.api",)),
-    ("surfaces", ("warehouse.cli", "warehouse.__main__", "warehouse.bench.child")),  # bench.child: a process
+    # bench.child: a process; daemon: the `akw daemon` loop over the API
+    ("surfaces", ("warehouse.cli", "warehouse.__main__", "warehouse.bench.child", "warehouse.daemon")),
 ]
 
 

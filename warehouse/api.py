@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -89,7 +90,9 @@ class Warehouse:
     def engine(self) -> SearchEngine:
         """The search engine of this home (opened lazily, follows newly published generations)."""
         if self._engine is None:
-            self._engine = SearchEngine(self.paths.generations, self.settings)
+            from warehouse.feedback import log_file
+
+            self._engine = SearchEngine(self.paths.generations, self.settings, feedback_log=log_file(self.paths))
         return self._engine
 
     def _require_enabled(self) -> None:
@@ -166,6 +169,38 @@ class Warehouse:
     def get_code(self, id: str, max_chars: int | None = None) -> dict[str, Any]:
         return self.get("code", id, max_chars=max_chars)
 
+    def feedback(self, result_id: str, useful: bool, request_id: str | None = None,
+                 chosen: str | None = None) -> dict[str, Any]:
+        """`knowledge_feedback` (FR-9): useful / not useful for a result id a search returned, optionally in
+        the context of its request id and the actor/skill that was chosen. Stores ids, the verdict and the
+        time only; ranking moves by a bounded boost (docs/search.md "Feedback")."""
+        from warehouse import feedback
+        from warehouse.literals import text
+        from warehouse.sqlfiles import query_sql
+
+        self._require_enabled()
+        kind = feedback.kind_of(result_id)
+        request_id = feedback.check_request_id(request_id)
+        if chosen is not None and feedback.kind_of(chosen) not in ("actor", "skill"):
+            raise KnowledgeError(Code.INVALID_REQUEST, "chosen: an actor or skill id", field="chosen")
+        cur, gen = self.engine.reader()
+        try:
+            for field, ident in (("result_id", result_id), ("chosen", chosen)):
+                if ident is not None and cur.execute(query_sql("feedback_target").replace("{id}", text(ident))
+                                                     ).fetchone() is None:
+                    raise KnowledgeError(Code.NOT_FOUND, f"{field}: no such {feedback.kind_of(ident)} in the index",
+                                         field=field, index_rev=gen.index_rev)
+        finally:
+            cur.close()
+        record = feedback.append(self.paths, result_id, useful, request_id, chosen)
+        self.engine.feedback_changed()
+        useful_n, not_useful_n = feedback.votes(feedback.read_all(self.paths)).get(result_id, (0, 0))
+        score = feedback.scores(feedback.read_all(self.paths)).get(result_id, 0.0)
+        return {"recorded": True, "feedback_id": record["feedback_id"], "result_id": result_id, "kind": kind,
+                "useful": record["useful"], "request_id": request_id, "chosen": chosen, "at": record["at"],
+                "votes": {"useful": useful_n, "not_useful": not_useful_n},
+                "boost": round(1 + feedback.FEEDBACK_BOOST * score, 6), "index_rev": gen.index_rev}
+
     def dispatch(self, request: dict[str, Any] | str, requested_by: str | None = None) -> dict[str, Any]:
         """`knowledge_dispatch` v1: a plan (dry run), or on an explicit commit one recorded plan + handoff package.
 
@@ -201,6 +236,78 @@ class Warehouse:
             "sources": summary,
             "units": units,
         }
+
+    # -- schedule (docs/operations.md "Schedule") --------------------------------------------------
+    def schedule_show(self, now: datetime | None = None) -> dict[str, Any]:
+        """The next slots, the last run, what is due now; answers when disabled too (it says so)."""
+        from warehouse import schedule as sch
+        from warehouse.runs import read_runs
+
+        now = (now or datetime.now(UTC)).astimezone(UTC)
+        s = self.settings.schedule
+        tz = sch.zone(s.timezone)
+        runs = read_runs(self.paths)
+        d = sch.due(s, runs, sch.read_state(self.paths), now, at_start=True)
+        last = runs[-1] if runs else None
+        return {
+            "enabled": self.settings.enabled, "mode": s.mode, "times": list(s.times), "timezone": s.timezone,
+            "zone": sch.zone_name(s.timezone), "catch_up": s.catch_up, "stale_after_hours": s.stale_after_hours,
+            "run_on_start_if_stale": s.run_on_start_if_stale, "reports": s.reports,
+            "now": now.astimezone(tz).isoformat(),
+            "next_runs": [t.astimezone(tz).isoformat() for t in sch.next_runs(s, now)] if self.settings.enabled else [],
+            "last_run": {k: last.get(k) for k in ("run_id", "mode", "outcome", "started_at", "finished_at",
+                                                    "duration_s", "index_rev")} if last else None,
+            "last_scheduled": sch.read_state(self.paths) or None,
+            "stale": d.stale,
+            "due": {"due": self.settings.enabled and d.reason is not None,
+                    "reason": d.reason if self.settings.enabled else "disabled",
+                    "slot": d.slot.astimezone(tz).isoformat() if d.slot and self.settings.enabled else None},
+        }
+
+    def schedule_run_due(self, now: datetime | None = None, at_start: bool = True) -> dict[str, Any]:
+        """Run the due job once (the latest missed slot, or a stale index at start) and return.
+
+        Under the schedule's starter lock, so two starters never run one slot twice; the reindex takes
+        the index lock (a manual reindex holding it → `locked`, retried by the next start). A disabled
+        warehouse runs nothing and says so. Retention purges happen inside reindex."""
+        from warehouse import schedule as sch
+        from warehouse.runs import read_runs
+
+        now = (now or datetime.now(UTC)).astimezone(UTC)
+        tz = sch.zone(self.settings.schedule.timezone)
+        doc: dict[str, Any] = {"ran": False, "now": now.astimezone(tz).isoformat(), "reason": None, "slot": None}
+        if not self.settings.enabled:
+            return {**doc, "reason": "disabled", "code": Code.DISABLED.value,
+                    "message": "agent-knowledge is disabled: nothing runs (akw config set enabled=true)"}
+        with sch.starter_lock(self.paths) as mine:
+            if not mine:
+                return {**doc, "reason": "busy", "message": "another scheduler is starting a run"}
+            state = sch.read_state(self.paths)
+            d = sch.due(self.settings.schedule, read_runs(self.paths), state, now, at_start)
+            if d.reason is None:
+                nxt = sch.next_runs(self.settings.schedule, now, 1)
+                return {**doc, "reason": "not_due", "next_run": nxt[0].astimezone(tz).isoformat() if nxt else None}
+            doc.update(reason=d.reason, slot=d.slot.astimezone(tz).isoformat() if d.slot else None)
+            try:
+                run = self.reindex(mode="incremental")
+                result: dict[str, Any] = {k: run.get(k) for k in ("run_id", "outcome", "index_rev", "duration_s",
+                                                                  "generation")}
+            except KnowledgeError as e:
+                if e.code == Code.LOCKED.value:
+                    return {**doc, "reason": "locked", "error": e.to_dict()}
+                result = {"outcome": "failed", "error": e.to_dict()}
+            # (a KeyboardInterrupt — the daemon abandoning a run — records nothing: the slot stays due)
+            # report generation (`akw report`, settings schedule.reports) is to be attached here
+            sch.write_state(self.paths, {"last_slot": d.slot.isoformat() if d.slot else state.get("last_slot"),
+                                         "last_started_at": now.isoformat(), "last_reason": d.reason,
+                                         "last_outcome": result.get("outcome"), "last_run_id": result.get("run_id")})
+            return {**doc, "ran": True, "run": result}
+
+    def schedule_install(self) -> dict[str, Any]:
+        """A crontab line and a systemd user timer + service that call `akw schedule run-due` (installs nothing)."""
+        from warehouse.schedule import install_texts
+
+        return install_texts(self.paths)
 
     # -- settings -----------------------------------------------------------------
     def config_show(self) -> dict[str, Any]:

@@ -58,7 +58,8 @@ LOCATION = (
 )
 LOCATION_ATTRS = frozenset(attr for _flag, attr, _help in LOCATION)
 HOME_COMMANDS = frozenset({"reindex", "status", "search", "get", "sql", "sources", "config show", "config set",
-                           "dispatch", "dispatch list", "dispatch show"})
+                           "dispatch", "dispatch list", "dispatch show", "feedback", "schedule show",
+                           "schedule run-due", "schedule install", "daemon"})
 OPTION_LIKE = re.compile(r"--?[A-Za-z][\w-]*(=.*)?", re.S)
 
 
@@ -218,6 +219,8 @@ dispatch_app = typer.Typer(help="knowledge_dispatch v1: plan a hand-over (dry ru
 app.add_typer(config_app, name="config")
 app.add_typer(fixtures_app, name="fixtures")
 app.add_typer(dispatch_app, name="dispatch")
+schedule_app = typer.Typer(no_args_is_help=True, help="The reindex schedule: what is due, run it once, install it.")
+app.add_typer(schedule_app, name="schedule")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 DshOpt = Annotated[Path | None, typer.Option(LOCATION[0][0], help=LOCATION[0][2])]
@@ -564,6 +567,120 @@ def sql_cmd(ctx: typer.Context, query: Annotated[str, typer.Argument(help="One r
     """Query the published generation read-only (any DuckDB client can open it too)."""
     with _errors(as_json):
         _emit(as_json, _wh(ctx).sql(query, limit=limit), _print_sql)
+
+
+# -- feedback ---------------------------------------------------------------------------------
+def _print_feedback(d: dict[str, Any]) -> None:
+    verdict = "useful" if d["useful"] else "not useful"
+    out.print(f"recorded {verdict} for {d['result_id']} ({d['votes']['useful']} useful, "
+              f"{d['votes']['not_useful']} not useful; ranking x{d['boost']})", markup=False, highlight=False)
+
+
+@app.command("feedback")
+def feedback_cmd(
+    ctx: typer.Context,
+    result_id: Annotated[str, typer.Argument(help="An id a search response returned.")],
+    useful: Annotated[bool | None, typer.Option("--useful/--not-useful", help="The verdict (one is required).")] = None,
+    request_id: Annotated[str | None, typer.Option("--request-id", help="The search's request_id.")] = None,
+    chosen: Annotated[str | None, typer.Option("--chosen", help="The actor or skill id that was chosen.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Say whether a result was useful (stored as ids and a verdict only; it nudges ranking, boundedly)."""
+    with _errors(as_json):
+        if useful is None:
+            raise KnowledgeError(Code.INVALID_REQUEST, "give --useful or --not-useful", field="useful")
+        _emit(as_json, _wh(ctx).feedback(result_id, useful, request_id=request_id, chosen=chosen), _print_feedback)
+
+
+# -- schedule / daemon --------------------------------------------------------------------------
+NowOpt = Annotated[str | None, typer.Option("--now", help="Pretend it is this ISO time (what-if, tests).")]
+
+
+def _now(value: str | None) -> Any:
+    if value is None:
+        return None
+    from warehouse.schedule import parse_ts
+
+    at = parse_ts(value)
+    if at is None:
+        raise KnowledgeError(Code.INVALID_REQUEST, "now: an ISO time, e.g. 2030-03-31T03:05:00+02:00", field="now")
+    return at
+
+
+def _print_schedule(d: dict[str, Any]) -> None:
+    state = "enabled" if d["enabled"] else "disabled (nothing runs)"
+    out.print(f"schedule {d['mode']} {', '.join(d['times'])} {d['zone']}; {state}", markup=False, highlight=False)
+    out.print("next runs: " + (", ".join(d["next_runs"]) or "-"), markup=False, highlight=False)
+    last = d["last_run"] or {}
+    out.print(f"last run: {last.get('started_at') or '-'} {last.get('outcome') or ''}".rstrip(), markup=False,
+              highlight=False)
+    due = d["due"]
+    out.print(f"due now: {'yes' if due['due'] else 'no'} ({due['reason'] or 'nothing missed'}"
+              f"{', slot ' + due['slot'] if due['slot'] else ''}); stale={d['stale']}", markup=False, highlight=False)
+
+
+@schedule_app.command("show")
+def schedule_show(ctx: typer.Context, now: NowOpt = None, as_json: JsonOpt = False) -> None:
+    """The next runs, the last run and what is due now."""
+    with _errors(as_json):
+        _emit(as_json, _wh(ctx).schedule_show(now=_now(now)), _print_schedule)
+
+
+@schedule_app.command("run-due")
+def schedule_run_due(ctx: typer.Context, now: NowOpt = None, as_json: JsonOpt = False) -> None:
+    """Run the due job once and exit (for cron / systemd timers); nothing due is a success too."""
+    with _errors(as_json):
+        doc = _wh(ctx).schedule_run_due(now=_now(now))
+        _emit(as_json, doc, lambda d: out.print(f"{'ran' if d['ran'] else 'nothing run'}: {d['reason']}"
+                                                + (f" ({d['run'].get('outcome')})" if d.get("run") else ""),
+                                                markup=False, highlight=False))
+    if doc.get("run", {}).get("outcome") == "failed":
+        raise typer.Exit(code=1)
+
+
+@schedule_app.command("install")
+def schedule_install(
+    ctx: typer.Context,
+    print_only: Annotated[bool, typer.Option("--print", help="Print the crontab line and systemd units.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print a crontab line and a systemd user timer + service (installs nothing itself)."""
+    with _errors(as_json):
+        if not print_only:
+            raise KnowledgeError(Code.INVALID_REQUEST, "install only prints (akw schedule install --print); "
+                                 "place the texts yourself", field="print")
+        doc = _wh(ctx).schedule_install()
+
+        def human(d: dict[str, Any]) -> None:  # plain writes: a wrapped crontab line would be a broken one
+            sys.stdout.write(f"# crontab -e\n{d['crontab']}\n\n")
+            for name, text in d["systemd"].items():
+                sys.stdout.write(f"# ~/.config/systemd/user/{name}\n{text}\n")
+            sys.stdout.write("".join(f"# {step}\n" for step in d["steps"]))
+
+        _emit(as_json, doc, human)
+
+
+@app.command("daemon")
+def daemon_cmd(
+    ctx: typer.Context,
+    tick: Annotated[float, typer.Option("--tick", min=0.2, max=3600, help="Seconds between checks (at most).")] = 60,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run the schedule in the foreground until SIGTERM/SIGINT (logs on stderr, without content)."""
+    from warehouse.daemon import run_daemon
+
+    state = ctx.ensure_object(CliState)
+
+    def log(line: str) -> None:
+        stamp = __import__("datetime").datetime.now().astimezone().isoformat(timespec="seconds")
+        sys.stderr.write(f"{stamp} akw daemon: {line}\n")
+        sys.stderr.flush()
+
+    with _errors(as_json):
+        code = run_daemon(lambda: Warehouse.open(state.dsh_home, state.autoclaw_root, state.home), log, tick_s=tick)
+        if as_json:
+            _emit(True, {"stopped": True, "exit_code": code}, lambda d: None)
+    raise typer.Exit(code=code)
 
 
 # -- dispatch ---------------------------------------------------------------------------------

@@ -350,6 +350,8 @@ class Fusion(_Out):
     k: int = Field(default=60, ge=1)
     weights: dict[str, float] = Field(default_factory=dict)
     dedup: str = "by id"
+    # a digest of the feedback scores that ranked this answer (docs/search.md "Feedback"); absent without any
+    feedback_rev: str | None = Field(default=None, max_length=64)
 
 
 class BudgetUse(_Out):

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 import duckdb
 
 from warehouse import literals
+from warehouse.feedback import FEEDBACK_BOOST
 from warehouse.search import synonyms
 from warehouse.search.contract import LANES, SearchRequest
 from warehouse.search.lane_runner import K_LANE, Hit
@@ -88,8 +89,12 @@ def read_newest(con: duckdb.DuckDBPyConnection) -> str:
 
 def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, float], req: SearchRequest,
          exp: synonyms.Expansion, lane_info: Mapping[str, LaneInfo], newest: str,
-         semantic: tuple[str, float, float] | None = None) -> tuple[list[tuple], list[tuple]]:
+         semantic: tuple[str, float, float] | None = None,
+         feedback: Mapping[int, float] | None = None) -> tuple[list[tuple], list[tuple]]:
     """(fused items in answer order, actor rows) on the session cursor `sess`.
+
+    `feedback`: document id -> feedback score in [-1, 1] (search/feedback_scores.py); it rides in the
+    hits literal, so fusion joins nothing for it (fuse.sql `$16`, docs/search.md "Feedback").
 
     `semantic` (semantic.enabled): the vector hits as `_vec` VALUES and the two similarity gates;
     fusion then also ranks by meaning inside each lane (sql/queries/fuse_semantic.sql)."""
@@ -115,8 +120,9 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     min_groups = 2 if len(groups) >= 3 else 1
     lexical_groups = min_groups if groups_in_one_doc(groups, hits) >= min_groups else len(groups) + 1
     sess.execute("DELETE FROM _hits; DELETE FROM _fused")
-    rows = literals.number_rows((LANES.index(h[0]), h[1], float(h[2]), sum(bit.get(t, 0) for t in h[3]))
-                                for h in hits)
+    fb = feedback or {}
+    rows = literals.number_rows((LANES.index(h[0]), h[1], float(h[2]), sum(bit.get(t, 0) for t in h[3]),
+                                 float(fb.get(h[1], 0.0))) for h in hits)
     doc_ids = ",".join(str(int(h[1])) for h in hits)
     sess.execute(query_sql("hits").replace("{doc_ids}", doc_ids).replace("{rows}", rows))
     quotas = _quotas(weights, req)
@@ -128,13 +134,14 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     skill_evidence = [literals.double(SKILL_EVIDENCE_BOOST / SKILL_EVIDENCE_CAP), literals.double(SKILL_EVIDENCE_CAP),
                       literals.double(MIN_COVERAGE)]  # each parameter once (fuse.sql)
     anchor_arg = literals.bigint(anchor)
+    feedback_arg = literals.double(FEEDBACK_BOOST)  # fuse.sql $16 / fuse_semantic.sql $18: bounded, see there
     if semantic is None:
-        sess.execute(f"EXECUTE akw_fuse({', '.join([*args, *skill_evidence, anchor_arg])})")
+        sess.execute(f"EXECUTE akw_fuse({', '.join([*args, *skill_evidence, anchor_arg, feedback_arg])})")
     else:
         values, vec_min, vec_min_best = semantic
         sess.execute(f"DELETE FROM _vec; INSERT INTO _vec VALUES {values}" if values else "DELETE FROM _vec")
         gates = [literals.double(vec_min), literals.double(vec_min_best)]
-        sess.execute(f"EXECUTE akw_fuse_sem({', '.join([*args, *gates, anchor_arg, *skill_evidence])})")
+        sess.execute(f"EXECUTE akw_fuse_sem({', '.join([*args, *gates, anchor_arg, *skill_evidence, feedback_arg])})")
     slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
     fused = sess.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()
     return fused, sess.execute(f"EXECUTE akw_actors('{newest}'::TIMESTAMPTZ)").fetchall()

@@ -30,6 +30,7 @@ from warehouse.search import synonyms, vector
 from warehouse.search.answer import assemble
 from warehouse.search.budget import apply_budget
 from warehouse.search.contract import SearchRequest, SearchResponse, Trace, TraceLane, parse_request
+from warehouse.search.feedback_scores import FeedbackScores
 from warehouse.search.fusion import RRF_K, fuse, nominate, read_newest, read_profiles
 from warehouse.search.lane_runner import run_lanes
 from warehouse.search.lane_status import LaneInfo, read_lane_info
@@ -55,7 +56,8 @@ SESSION_USES = 64  # searches per session cursor before it is made anew (its tem
 class SearchEngine:
     """Serves searches from the published generation of one warehouse home."""
 
-    def __init__(self, generations: Path, settings: Settings, cache_size: int = 256) -> None:
+    def __init__(self, generations: Path, settings: Settings, cache_size: int = 256,
+                 feedback_log: Path | None = None) -> None:
         self.generations = generations
         self.settings = settings
         self._lock = threading.Lock()
@@ -70,6 +72,7 @@ class SearchEngine:
         self._watchdog = Watchdog()  # interrupts a lane query past LANE_TIMEOUT_S
         keep_heap_warm()
         self._cache = ResponseCache(cache_size)
+        self._feedback = FeedbackScores(feedback_log)  # feedback.py's scores, read once, not per search
         self._semantic = settings.semantic.enabled  # the vector side of the lanes (search/vector.py)
         self._vec_info: dict[str, int] | None = None
         if self._semantic and embed.installed():
@@ -103,6 +106,9 @@ class SearchEngine:
                 self._profiles = read_profiles(self._con)
                 self._terms = TermCache()
                 self._cache.clear()
+                self._feedback.invalidate()
+            if self._con is not None and self._feedback.refresh(self._con):
+                self._cache.clear()  # cached responses were ranked with the old scores
             if self._con is None or self._gen is None:
                 raise KnowledgeError(Code.NOT_READY, msg("search.not_published", "en"))
             local = self._local
@@ -118,6 +124,10 @@ class SearchEngine:
                 local.sess, local.uses = prepare_session(self._con.cursor(), self._semantic), 0
             local.uses += 1
             return local.cur, self._gen
+
+    def feedback_changed(self) -> None:
+        """This process recorded feedback: the next search re-reads the scores (no need to wait CHECK_S)."""
+        self._feedback.invalidate()
 
     def close(self) -> None:
         with self._lock:
@@ -174,7 +184,7 @@ class SearchEngine:
             hits = vector.with_vector_hits(hits, vec)
             semantic = (vector.vec_rows(vec), vector.VEC_MIN, vector.VEC_MIN_BEST)
         fused, actor_rows = fuse(sess, hits, weights, req, exp, self._lane_info, self._newest,
-                                 semantic) if hits else ([], [])
+                                 semantic, self._feedback.by_doc) if hits else ([], [])
         terms_by_doc = {(lane, d): terms for lane, d, _, terms in hits}
         vec_by_doc = vector.item_similarity(sess) if vec is not None and fused else None
         resp = assemble(cur, gen, req, routing, weights, lanes.state, fused, actor_rows, terms_by_doc, nominated,
@@ -182,6 +192,7 @@ class SearchEngine:
                         ws.unknown, self._workspaces.names() if ws.unknown else [])
         if vec is not None:
             resp.warnings.extend(vec.warnings)
+        resp.fusion.feedback_rev = self._feedback.rev  # same index_rev + feedback_rev + request: same answer
         resp = apply_budget(resp, req.budget.max_tokens)
         for tr in lanes.traces:
             tr.items = len(getattr(resp.lanes, tr.lane).items) if getattr(resp.lanes, tr.lane) is not None else 0

@@ -22,7 +22,12 @@
 -- ak_skill_use records) ranks above one that only shares words: relevance × (1 + $12·min(mass, $13)),
 -- mass = the summed relevance of those episodes relative to the best episode (a weak neighbour
 -- episode counts little). Bounded, so a skill that matches the query well is not buried by one that
--- was merely used a lot. Each parameter is used once: a parameter used twice made DuckDB bind the
+-- was merely used a lot. Feedback ($16 = feedback.FEEDBACK_BOOST): relevance × (1 + $16·fb), fb = the
+-- item's feedback score plus, for an episode, its actor's, clamped to [-1, 1] (_hits.fb, mapped to
+-- documents by the engine once per generation and feedback change, not per search: no join here):
+-- it reorders items of a lane whose relevance is within a factor (1 + $16)/(1 - $16) of each other
+-- and never touches the coverage gates (docs/search.md "Feedback").
+-- Each parameter is used once: a parameter used twice made DuckDB bind the
 -- prepared statement again on every EXECUTE (measured: fusion 2.9 -> 5 ms).
 -- Aggregates, not windows, partition by group: DuckDB pays per window partition, and here
 -- nearly every group is a partition of its own. No lambdas: a prepared statement with a lambda
@@ -57,7 +62,8 @@ evidence AS (  -- per skill name: how many of them used it, and their relevance 
 boosted AS (
     SELECT c.*, coalesce(e.episodes, 0) AS evidence,
            lex * (0.2 + 0.8 * coverage)
-               * (1 + $12::DOUBLE * least(coalesce(e.mass, 0), $13::DOUBLE)) AS relevance
+               * (1 + $12::DOUBLE * least(coalesce(e.mass, 0), $13::DOUBLE))
+               * (1 + $16::DOUBLE * fb) AS relevance
     FROM covered c LEFT JOIN evidence e ON c.lane = 'skills' AND e.name = c.grp
 ),
 ranked AS (

@@ -8,6 +8,7 @@
 -- $12: only an item whose terms include an anchor can be a lexical answer (one matching only the
 -- query's common words is not evidence); a vector answer needs no anchor. $15..$17 the skill
 -- evidence boost of fuse.sql's $12..$14 (a skill used by the episodes that answer the query).
+-- $18 the feedback boost of fuse.sql's $16 (on the lexical relevance and on the similarity ordering).
 -- An item is an answer by lexical evidence (fuse.sql's coverage gates) or by similarity (>= $12,
 -- when the best >= $13). Within a lane: lex_rank over the lexical answers, vec_rank over the items
 -- at or above $12; lane score = 1/(k + lex_rank) + 1/(k + vec_rank); lane_rank orders by it.
@@ -56,16 +57,20 @@ evidence AS (
 ),
 boosted AS (
     SELECT a.*, coalesce(e.episodes, 0) AS evidence,
-           lex * (0.2 + 0.8 * coverage) * (1 + $15::DOUBLE * least(coalesce(e.mass, 0), $16::DOUBLE)) AS relevance
+           lex * (0.2 + 0.8 * coverage) * (1 + $15::DOUBLE * least(coalesce(e.mass, 0), $16::DOUBLE)) AS lex_relevance,
+           1 + $18::DOUBLE * fb AS fb_factor
     FROM answers a LEFT JOIN evidence e ON a.lane = 'skills' AND e.name = a.grp
+),
+fed AS (  -- feedback (fuse.sql's $16, here $18) scales both sides' orderings
+    SELECT * EXCLUDE (lex_relevance), lex_relevance * fb_factor AS relevance FROM boosted
 ),
 sides AS (
     SELECT *,
            CASE WHEN lex_answer THEN row_number() OVER (PARTITION BY lane, lex_answer
                                                         ORDER BY relevance DESC, doc_id) END AS lex_rank,
-           CASE WHEN vec_answer THEN row_number() OVER (PARTITION BY lane, vec_answer ORDER BY vec DESC, doc_id) END AS vec_rank,
+           CASE WHEN vec_answer THEN row_number() OVER (PARTITION BY lane, vec_answer ORDER BY vec * fb_factor DESC, doc_id) END AS vec_rank,
            CASE WHEN bool_or(vec_answer) OVER (PARTITION BY lane) THEN 0.5 + 0.5 * coverage ELSE 1 END AS lex_weight
-    FROM boosted
+    FROM fed
 ),
 ranked AS (
     SELECT *, row_number() OVER (PARTITION BY lane ORDER BY coalesce(lex_weight / ($9::DOUBLE + lex_rank), 0)
