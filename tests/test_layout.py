@@ -28,7 +28,8 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("dispatch", ("warehouse.dispatch",)),
     ("tools", ("warehouse.evaluation", "warehouse.bench")),
     ("api", ("warehouse.api",)),
-    ("surfaces", ("warehouse.cli", "warehouse.__main__", "warehouse.bench.child")),  # bench.child: a process
+    ("surfaces", ("warehouse.cli", "warehouse.__main__", "warehouse.bench.child",  # bench.child: a process
+                  "warehouse.mcp")),
 ]
 
 
