@@ -47,9 +47,15 @@ def tool_error(error: dict[str, Any]) -> types.CallToolResult:
 
 
 def tool_result(name: str, doc: dict[str, Any]) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=summary(name, doc)),
+    """A result: the summary, the compact JSON, the document structured. A dispatch that answers with
+    errors (an unconfirmed commit, an unknown actor) is a failed call too, its codes first in the text."""
+    failed = name == "knowledge_dispatch" and bool(doc.get("errors"))
+    text = summary(name, doc)
+    if failed:
+        text = "; ".join(f"{e['code']}: {e['message']}" for e in doc["errors"]) + f" ({text})"
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text),
                                          types.TextContent(type="text", text=_compact(doc))],
-                                structured_content=doc)
+                                structured_content=doc, is_error=failed)
 
 
 class Handle:
