@@ -123,6 +123,7 @@ def test_cards_open_ids_a_search_returned_and_unknown_ids_are_not_found(wh: Ware
 
     agent, skill, ep, *unknown = with_client(wh, body)
     assert agent.structured_content == wh.get_agent(actor)
+    assert agent.content[0].text.startswith(f"agent card {actor} (knowledge.card.agent/v1)")
     assert skill.structured_content["body"].startswith(UNTRUSTED_OPEN)
     assert ep.structured_content == wh.get_episode(episode)
     assert [_error(r)["code"] for r in unknown] == ["KNOWLEDGE_NOT_FOUND"] * 3
