@@ -78,6 +78,8 @@ def test_lists_nine_tools_with_bilingual_descriptions_and_contract_schemas(wh: W
     assert tools["knowledge_forget"].input_schema["properties"]["kind"]["enum"] == [
         "session", "actor", "skill", "workspace", "all"]
     assert tools["knowledge_search"].output_schema is not None
+    assert [n for n, t in tools.items() if t.annotations.read_only_hint] == NINE[:5]
+    assert [n for n, t in tools.items() if t.annotations.destructive_hint] == ["knowledge_forget"]
 
 
 def test_status_and_search_through_the_server(wh: Warehouse) -> None:

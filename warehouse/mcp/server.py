@@ -82,7 +82,9 @@ def build_server(paths: Paths) -> Server[Any]:
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[
-            types.Tool(name=t.name, description=t.description, input_schema=t.schema, output_schema=t.output_schema)
+            types.Tool(name=t.name, description=t.description, input_schema=t.schema, output_schema=t.output_schema,
+                       annotations=types.ToolAnnotations(read_only_hint=t.read_only, destructive_hint=t.destructive,
+                                                         open_world_hint=False))
             for t in TOOLS])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:

@@ -44,6 +44,8 @@ class Tool:
     call: Call | None  # None: knowledge_reindex, which runs in a child process (see reindex_job)
     output_schema: dict[str, Any] | None = None
     needs_enabled: bool = True
+    read_only: bool = True  # hints for clients (MCP tool annotations); no tool reaches outside this machine
+    destructive: bool = False
 
     @property
     def description(self) -> str:
@@ -133,22 +135,22 @@ TOOLS: tuple[Tool, ...] = (
          "Перечитать источники и опубликовать новое поколение индекса (incremental | full | verify). Прогресс — "
          "уведомлениями при progressToken; отмена не трогает опубликованное поколение. KNOWLEDGE_INDEX_LOCKED, "
          "пока идёт другой запуск.",
-         a.input_schema(a.ReindexArgs), None),
+         a.input_schema(a.ReindexArgs), None, read_only=False),
     Tool("knowledge_dispatch", "dispatch",
          "knowledge.dispatch/v1: plan handing a task to the best-fit agent (dry run by default). Recording it needs "
          "dry_run=false, commit=true AND confirm=true. `schema` may be omitted.",
          "knowledge.dispatch/v1: план передачи задачи лучшему исполнителю (по умолчанию пробный). Запись требует "
          "dry_run=false, commit=true И confirm=true.",
-         a.input_schema(DispatchRequest, optional=("schema",)), _dispatch),
+         a.input_schema(DispatchRequest, optional=("schema",)), _dispatch, read_only=False),
     Tool("knowledge_forget", "forget",
          "Forget a session, actor, skill, workspace or everything (kind=all) from the index. Without confirm=true "
          "it only reports what would be removed.",
          "Забыть сессию, исполнителя, навык, workspace или всё (kind=all). Без confirm=true только сообщает, "
          "что было бы удалено.",
-         a.input_schema(a.ForgetArgs), _forget),
+         a.input_schema(a.ForgetArgs), _forget, read_only=False, destructive=True),
     Tool("knowledge_feedback", "feedback",
          "Say whether a search result was useful (optionally which one was chosen); a bounded ranking signal.",
          "Отметить, был ли результат поиска полезен (и какой выбран); ограниченный сигнал для ранжирования.",
-         a.input_schema(a.FeedbackArgs), _feedback),
+         a.input_schema(a.FeedbackArgs), _feedback, read_only=False),
 )
 BY_NAME = {t.name: t for t in TOOLS}
