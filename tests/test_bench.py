@@ -31,7 +31,8 @@ def _tree_hash(root: Path) -> str:
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict:
     work, out = tmp_path_factory.mktemp("bench"), tmp_path_factory.mktemp("reports")
-    scale = Scale("tiny", sessions=6, events=None, cold_runs=1, repeat=1, warmup=0, queries_per_mode=3)
+    scale = Scale("tiny", sessions=6, events=None, cold_runs=1, repeat=1, warmup=0, queries_per_mode=3,
+                  mcp_searches=8)
     ensure_generated(work / "tiny-src", 6, 7)
     before = _tree_hash(work / "tiny-src")
     doc = run_bench(scale, work, out)
@@ -61,6 +62,10 @@ def test_report_shape(report: dict) -> None:
     assert f["docs"] == changed[0]["docs"] and f["queries"] == 3 and f["fts5_query_errors"] == 0
     assert 0.0 <= f["overlap_at_k_mean"] <= 1.0 and f["ratio_p50_ours_over_fts5"] > 0
     assert report["baseline"]["bm25s"].startswith("bm25s:")
+    m = report["mcp"]
+    assert m["searches"] == 8 and m["errors"] == 0 and m["latency"]["n"] == 8 and m["server_pid_found"]
+    assert m["latency"]["p50_ms"] <= m["latency"]["p95_ms"] and m["rss_end"]["rss_mb"] > 0
+    assert m["glibc_tunables"] == "glibc.malloc.tcache_count=1000"
     assert report["size"]["generation_bytes"] > 0 and report["size"]["home_bytes"] >= report["size"]["lake_bytes"] > 0
 
 

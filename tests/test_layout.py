@@ -28,8 +28,9 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("dispatch", ("warehouse.dispatch",)),
     ("tools", ("warehouse.evaluation", "warehouse.bench")),
     ("api", ("warehouse.api",)),
-    # bench.child: a process; daemon: the `akw daemon` loop over the API
-    ("surfaces", ("warehouse.cli", "warehouse.__main__", "warehouse.bench.child", "warehouse.daemon")),
+    # bench.child: a process; daemon: the `akw daemon` loop over the API; mcp: the MCP server
+    ("surfaces", ("warehouse.cli", "warehouse.__main__", "warehouse.bench.child", "warehouse.daemon",
+                  "warehouse.mcp")),
 ]
 
 

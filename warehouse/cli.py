@@ -59,7 +59,7 @@ LOCATION = (
 LOCATION_ATTRS = frozenset(attr for _flag, attr, _help in LOCATION)
 HOME_COMMANDS = frozenset({"reindex", "status", "search", "get", "sql", "sources", "config show", "config set",
                            "dispatch", "dispatch list", "dispatch show", "feedback", "schedule show",
-                           "schedule run-due", "schedule install", "daemon"})
+                           "schedule run-due", "schedule install", "daemon", "mcp"})
 OPTION_LIKE = re.compile(r"--?[A-Za-z][\w-]*(=.*)?", re.S)
 
 
@@ -917,6 +917,18 @@ def bench(
     with _errors(as_json):
         report = Warehouse.bench(scale, out_dir, work, log=_log(as_json))
         _emit(as_json, report, lambda d: print_bench(out, d))
+
+
+# -- mcp --------------------------------------------------------------------------------------
+@app.command("mcp")
+def mcp_cmd(ctx: typer.Context) -> None:
+    """Serve the nine knowledge_* tools over MCP stdio (docs/mcp.md); needs the [mcp] extra."""
+    try:
+        from warehouse.mcp.server import main as serve
+    except ImportError:
+        _fail(False, {"code": Code.INVALID_REQUEST.value,
+                      "message": "the MCP server needs the [mcp] extra: pip install 'agent-knowledge-warehouse[mcp]'"})
+    serve(_wh(ctx).paths)
 
 
 def main() -> None:  # pragma: no cover

@@ -51,6 +51,7 @@ def print_bench(console: Console, r: dict[str, Any]) -> None:
         console.print(s2)
     elif sem.get("skipped"):
         console.print(f"semantic: skipped ({sem['skipped']})")
+    _print_mcp(console, r.get("mcp") or {})
     f = r["baseline"]["sqlite_fts5"]
     console.print(f"baseline per lane (k={f['k']}): ours lexical p50 {f['ours_lexical']['p50_ms']} ms vs FTS5 bm25 "
                   f"p50 {f['fts5_bm25']['p50_ms']} ms (ours/FTS5 {f['ratio_p50_ours_over_fts5']}x, p95 "
@@ -61,3 +62,17 @@ def print_bench(console: Console, r: dict[str, Any]) -> None:
                   f"{_mb(z['home_bytes'])}; FTS5 db {_mb(f['fts5_db_bytes'])}")
     if r.get("report_file"):
         console.print(f"report: {r['report_file']} ({r['duration_s']} s)")
+
+
+def _print_mcp(console: Console, m: dict[str, Any]) -> None:
+    if m.get("skipped"):
+        console.print(f"MCP server: skipped ({m['skipped']})")
+        return
+    if not m:
+        return
+    lat, half = m["latency"], m["second_half"]
+    console.print(f"MCP server ({m['searches']} knowledge_search calls, one stdio process, {m['glibc_tunables']}): "
+                  f"p50 {lat['p50_ms']} ms, p95 {lat['p95_ms']} ms, max {lat['max_ms']} ms (second half p50 "
+                  f"{half['p50_ms']} / p95 {half['p95_ms']}); server RSS {m['rss_start'].get('rss_mb')} → "
+                  f"{m['rss_end'].get('rss_mb')} MB, peak {m['rss_end'].get('peak_rss_mb')} MB; errors {m['errors']}, "
+                  f"not found {m['not_found']}", markup=False, highlight=False)

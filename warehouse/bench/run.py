@@ -4,7 +4,8 @@ Generated data is a source: the bench copies its DSH home and appends events onl
 Each phase runs in a child process (`warehouse.bench.child`) reaped with `os.wait4`, so the
 peak RSS of a build and of the search process are measured separately. Timed phases: cold
 extract+build on fresh homes, no-op rerun, one-changed-session rerun (median of N after a
-warm-up), warm search latency per mode, the FTS5 baseline; plus index size and machine facts.
+warm-up), warm search latency per mode, the FTS5 baseline, 500 searches through one MCP server process
+(bench/mcp_server.py); plus index size and machine facts.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from warehouse import generation
+from warehouse.bench.mcp_server import SEARCHES, run_mcp_phase
 from warehouse.bench.mutate import pick_session
 from warehouse.bench.queries import bench_queries
 from warehouse.evaluation.homes import dir_bytes, ensure_generated
@@ -43,6 +45,7 @@ class Scale:
     warmup: int = 1  # untimed reruns before those
     queries_per_mode: int = 40  # searches per mode (first N of the fixed list)
     index_memory: str | None = None  # index.memory_limit of the builds (None: the setting's default)
+    mcp_searches: int = SEARCHES  # knowledge_search calls through one MCP server process
 
 
 SCALES = {
@@ -165,6 +168,8 @@ def run_bench(scale: Scale, work: Path, out_dir: Path | None = Path("reports"),
     say("baseline: SQLite FTS5 bm25() on the same documents …")
     baseline = spawn({**p, "phase": "baseline", "queries": queries, "sqlite": str(copy / "fts5-baseline.sqlite")})
     semantic = _semantic_phases(base, copy, queries, build_env, say)
+    say(f"MCP server: {scale.mcp_searches} searches through one `python -m warehouse.mcp` process …")
+    mcp = run_mcp_phase(base["dsh"], base["autoclaw"], str(home), bench_queries(), scale.mcp_searches)
     gen = generation.current(home / "generations")
     index_rev = gen.index_rev if gen else "none"
     report = {
@@ -190,6 +195,7 @@ def run_bench(scale: Scale, work: Path, out_dir: Path | None = Path("reports"),
                      "search_auto_p50_over_fts5_p50": round(search["modes"]["auto"]["p50_ms"]
                                                             / max(baseline["fts5_bm25"]["p50_ms"], 1e-6), 1)},
         "semantic": semantic,
+        "mcp": mcp,
         "size": {"generation_bytes": gen.path.stat().st_size if gen else 0,
                  "lake_bytes": dir_bytes(home / "lake"), "home_bytes": dir_bytes(home),
                  "source_dsh_bytes": dir_bytes(src / "dsh")},
