@@ -26,7 +26,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("search", ("warehouse.search",)),
     ("cards", ("warehouse.cards",)),  # cards over the marts and, for full text, the extract readers
     ("dispatch", ("warehouse.dispatch",)),
-    ("tools", ("warehouse.evaluation", "warehouse.bench")),
+    ("tools", ("warehouse.evaluation", "warehouse.bench", "warehouse.quality", "warehouse.reports")),
     ("api", ("warehouse.api",)),
     ("surfaces", ("warehouse.cli", "warehouse.__main__", "warehouse.bench.child")),  # bench.child: a process
 ]

@@ -223,6 +223,20 @@ class Warehouse:
             doc["notes"] = [semantic_note()]
         return doc
 
+    # -- the people's side: data quality and reports over the published generation ----------------
+    def quality(self, out_dir: Path | None = Path("reports"), log: Log | None = None) -> dict[str, Any]:
+        """The data-quality suite (great-expectations) over the published generation's marts; `success` is
+        false when any expectation fails, and the validation result is written to `out_dir`."""
+        from warehouse import generation
+        from warehouse.quality.run import run_quality
+
+        self._require_enabled()
+        gen = generation.current(self.paths.generations)
+        if gen is None:
+            raise KnowledgeError(Code.NOT_READY, "no index generation is published yet (run `akw reindex`)")
+        out = _writable_dir(Path(out_dir), "out") if out_dir is not None else None
+        return run_quality(gen.path, out, index_rev=gen.index_rev, log=log)
+
     # -- generated data, demo, quality gates (no existing home needed) -------------
     @staticmethod
     def generate_fixtures(out: Path, sessions: int = 24, seed: int = 7, events: int | None = None,

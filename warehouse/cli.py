@@ -802,5 +802,32 @@ def bench(
         _emit(as_json, report, lambda d: print_bench(out, d))
 
 
+def _print_quality(d: dict[str, Any]) -> None:
+    st = d["statistics"]
+    verdict = "passed" if d["success"] else "FAILED"
+    out.print(f"data quality {verdict}: {st['successful']}/{st['evaluated']} expectations hold "
+              f"(index_rev {d.get('index_rev') or '-'})", markup=False, highlight=False)
+    for r in d["results"]:
+        if not r["success"]:
+            out.print(f"  ✗ {r['check']}: {r['unexpected_count']} of {r['element_count']} rows "
+                      f"(e.g. {_text(r['examples'])})", markup=False, highlight=False)
+    if d.get("report"):
+        out.print(f"validation result: {d['report']}", markup=False, highlight=False)
+
+
+@app.command()
+def quality(
+    ctx: typer.Context,
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for quality-<index_rev>.json.")] = Path("reports"),
+    as_json: JsonOpt = False,
+) -> None:
+    """Data-quality suite (great-expectations) over the marts; exits 1 when any expectation fails."""
+    with _errors(as_json):
+        doc = _wh(ctx).quality(out_dir, log=_log(as_json))
+        _emit(as_json, doc, _print_quality)
+    if not doc["success"]:
+        raise typer.Exit(code=1)
+
+
 def main() -> None:  # pragma: no cover
     app(prog_name="akw")

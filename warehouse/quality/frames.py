@@ -1,0 +1,52 @@
+"""The frames the suite validates: one SQL file each over a generation's marts, read into pandas."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from warehouse import db
+from warehouse.redact import redact
+from warehouse.sqlfiles import query_sql, query_template
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+FRAMES = ("episodes", "events", "actors", "skills", "documents", "relations", "reconcile")
+SKIP_TEXT = {"ak_index_run.errors_json"}  # stable codes and counts, no indexed text
+# a marker left by redaction is not a secret, but `https://[REDACTED:email]@host` reads as URL credentials
+MARKER = re.compile(r"\[REDACTED:[a-z\-]+\]")
+
+
+def _text_cells(con: object) -> pd.DataFrame:
+    """Every non-null VARCHAR cell of the ak_* marts → (key, clean): clean = redaction would change nothing.
+
+    Redaction is not idempotent on its own markers (`https://[REDACTED:email]@host` reads as URL credentials
+    and is re-marked), so markers compare as one token: a cell is clean when redacting it again only
+    re-marks what was already marked. The text is dropped here.
+    """
+    import pandas as pd
+
+    keys: list[str] = []
+    clean: list[bool] = []
+    for mart, column in con.execute(query_sql("quality_text_columns")).fetchall():  # type: ignore[attr-defined]
+        if f"{mart}.{column}" in SKIP_TEXT:
+            continue
+        sql = query_template("quality_text_column").format(mart=mart, column=column)
+        for key, value in con.execute(sql).fetchall():  # type: ignore[attr-defined]
+            keys.append(key)
+            again = redact(value)
+            clean.append(again == value or MARKER.sub("[R]", again or "") == MARKER.sub("[R]", value))
+    return pd.DataFrame({"key": keys, "clean": clean})
+
+
+def read_frames(db_path: Path) -> dict[str, pd.DataFrame]:
+    """All frames of one generation file, opened read-only."""
+    con = db.connect(db_path, read_only=True)
+    try:
+        frames = {name: con.execute(query_sql(f"quality_{name}")).df() for name in FRAMES}
+        frames["text_cells"] = _text_cells(con)
+    finally:
+        con.close()
+    return frames
