@@ -237,6 +237,24 @@ class Warehouse:
         out = _writable_dir(Path(out_dir), "out") if out_dir is not None else None
         return run_quality(gen.path, out, index_rev=gen.index_rev, log=log)
 
+    def report(self, out_dir: Path = Path("reports"), reports_dir: Path | None = None) -> dict[str, Any]:
+        """Write report-<index_rev>.html (self-contained, inline SVG charts) and .md into `out_dir`: status and
+        coverage, degradations, golden metrics and trend, benchmarks, top actors/skills, recent runs.
+        `reports_dir` holds the eval/bench/quality files read (default `out_dir`)."""
+        from warehouse.reports.collect import collect
+        from warehouse.reports.render import render
+
+        out = _writable_dir(Path(out_dir), "out")
+        doc = collect(self.paths, self.settings, Path(reports_dir) if reports_dir is not None else out)
+        return {"index_rev": doc["status"]["index_rev"], "state": doc["status"]["state"],
+                "snippets": doc["snippets"], "files": render(doc, out)}
+
+    def reports(self, reports_dir: Path = Path("reports")) -> dict[str, Any]:
+        """The eval, bench and quality report files in `reports_dir` as histories, oldest first."""
+        from warehouse.reports.history import history
+
+        return history(Path(reports_dir))
+
     # -- generated data, demo, quality gates (no existing home needed) -------------
     @staticmethod
     def generate_fixtures(out: Path, sessions: int = 24, seed: int = 7, events: int | None = None,

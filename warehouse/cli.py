@@ -829,5 +829,22 @@ def quality(
         raise typer.Exit(code=1)
 
 
+@app.command()
+def report(
+    ctx: typer.Context,
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for report-<index_rev>.html/.md/.json.")] = Path(
+        "reports"),
+    reports_dir: Annotated[Path | None, typer.Option(
+        "--reports", help="Folder of eval/bench/quality files to include (default: --out).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write a self-contained HTML report (and Markdown): status, coverage, errors, metrics, benchmarks, top lists."""
+    with _errors(as_json):
+        doc = _wh(ctx).report(out_dir, reports_dir)
+        _emit(as_json, doc, lambda d: out.print(
+            f"report ({d['state']}, index_rev {d['index_rev'] or '-'}): {d['files']['html']} {d['files']['markdown']}",
+            markup=False, highlight=False))
+
+
 def main() -> None:  # pragma: no cover
     app(prog_name="akw")
