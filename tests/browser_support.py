@@ -66,11 +66,15 @@ def chrome() -> Iterator[Any]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def screenshot(driver: Any, name: str) -> Path:
-    """Save the whole page as reports/screenshots/<name>.png (the window grown to the page height)."""
+def screenshot(driver: Any, name: str, element: Any = None) -> Path:
+    """Save reports/screenshots/<name>.png: the whole page (the window grown to its height), or the viewport
+    scrolled to `element` (marimo scrolls inside its own container)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    height = driver.execute_script("return Math.max(document.body.scrollHeight, 800)")
-    driver.set_window_size(1280, min(int(height) + 40, 6000))
+    if element is not None:
+        driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", element)
+    else:
+        height = driver.execute_script("return Math.max(document.body.scrollHeight, 800)")
+        driver.set_window_size(1280, min(int(height) + 40, 6000))
     path = SCREENSHOTS / f"{name}.png"
     driver.save_screenshot(str(path))
     return path

@@ -28,7 +28,8 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("dispatch", ("warehouse.dispatch",)),
     ("tools", ("warehouse.evaluation", "warehouse.bench", "warehouse.quality", "warehouse.reports")),
     ("api", ("warehouse.api",)),
-    ("surfaces", ("warehouse.cli", "warehouse.__main__", "warehouse.bench.child")),  # bench.child: a process
+    # bench.child: a process; ui: the marimo apps' text and HTML
+    ("surfaces", ("warehouse.cli", "warehouse.__main__", "warehouse.bench.child", "warehouse.ui")),
 ]
 
 
