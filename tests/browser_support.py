@@ -78,3 +78,98 @@ def screenshot(driver: Any, name: str, element: Any = None) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     driver.save_screenshot(str(path))
     return path
+
+
+# -- marimo apps: a server of our own on a loopback port, and its widgets (custom elements with shadow roots) ---
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def marimo_app(notebook: Path, env: dict[str, str]) -> Iterator[str]:
+    """`marimo run <notebook>` headless on 127.0.0.1:<free port>; yields its URL; stops the server we started."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    port = free_port()
+    marimo = Path(sys.executable).with_name("marimo")
+    url = f"http://127.0.0.1:{port}/"
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen([str(marimo), "-q", "run", str(notebook), "--headless", "--host", "127.0.0.1",
+                                 "-p", str(port), "--no-token"], env={**os.environ, **env}, stdout=log,
+                                stderr=log, cwd=ROOT)
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(url, timeout=2) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    raise AssertionError(f"marimo run did not start: {log.read().decode(errors='replace')[-2000:]}")
+                time.sleep(0.3)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def wait_for(cond: Any, timeout: float = 60, what: str = "condition") -> Any:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            got = cond()
+        except Exception:  # the page is re-rendering: try again
+            got = None
+        if got:
+            return got
+        time.sleep(0.3)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def page_text(driver: Any) -> str:
+    return driver.execute_script("return document.body.innerText")
+
+
+def buttons(driver: Any, label: str) -> list[Any]:
+    """The visible <button>s inside marimo button widgets whose text contains `label`."""
+    out = []
+    for el in driver.find_elements("css selector", "marimo-button"):
+        inner = el.shadow_root.find_elements("css selector", "button")
+        if inner and label in inner[0].text:
+            out.append(inner[0])
+    return out
+
+
+def text_input(driver: Any, index: int = 0) -> Any:
+    return driver.find_elements("css selector", "marimo-text")[index].shadow_root.find_element("css selector", "input")
+
+
+def choose(driver: Any, label: str) -> None:
+    """Click the radio option `label` in whichever marimo radio group has it."""
+    for el in driver.find_elements("css selector", "marimo-radio"):
+        for opt in el.shadow_root.find_elements("css selector", "label"):
+            if opt.text.strip() == label:
+                click(driver, opt)
+                return
+    raise AssertionError(f"no radio option {label!r}")
+
+
+def click(driver: Any, element: Any) -> None:
+    """Scroll `element` to the middle of the view, then click it as a person would."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()

@@ -79,6 +79,7 @@ STATE_HINT = {
                  "en": "Some source units failed: answers may be incomplete."},
 }
 MODES = ("find_agent", "find_skill", "find_knowledge", "find_code")
+LANE_FIRST = {"find_skill": "skills", "find_code": "code"}  # the lane a mode asks for is shown first
 
 
 def t(key: str, lang: str) -> str:
@@ -119,8 +120,10 @@ def result_cards(resp: dict[str, Any], mode: str) -> list[dict[str, Any]]:
                           "skill": None, "detail": a.get("context")})
     if mode == "find_agent" and cards:  # Агенты: the ranked actors; lane items only when no actor was found
         return cards
-    for lane, block in (resp.get("lanes") or {}).items():
-        for it in block.get("items") or []:
+    lanes = resp.get("lanes") or {}
+    first = LANE_FIRST.get(mode, "episodes")
+    for lane in sorted(lanes, key=lambda n: (n != first, n)):
+        for it in lanes[lane].get("items") or []:
             actor = it.get("actor") or {}
             cards.append({"id": it["id"], "name": it.get("name") or it.get("path") or it.get("symbol") or it["id"],
                           "kind": lane, "source": lane if lane in ("code", "skills") else it["id"].split(":")[1],
