@@ -130,7 +130,7 @@ def _(L, escape, mo, s, st):
         _key = "dsh" if _name == "harness" else _name
         _c = (st.get("sources") or {}).get(_key, {})
         _state = "error" if _c.get("error") else ("ok" if _c.get("units") else "—")
-        _ro = f" <span class='badge'>🔒 {L['ro']}</span>" if _name == "autoclaw" else ""
+        _ro = f" <span class='badge'>— {L['ro']}</span>" if _name == "autoclaw" else ""
         _rows.append(f"<tr><td>{escape(_name)}{_ro}</td><td>{'on' if s['sources'][_name] else 'off'}</td>"
                      f"<td>{_c.get('units', 0)}</td><td>{_c.get('ok', 0)}</td><td>{_c.get('error', 0)}</td>"
                      f"<td>{_state}</td></tr>")
@@ -182,7 +182,7 @@ def _(L, lang, mo, s, ui, wh):
     forget_btn = mo.ui.run_button(label=L["forget"], disabled=not hasattr(wh, "forget"))
     delete_btn = mo.ui.run_button(label=L["delete"], disabled=not hasattr(wh, "delete_index"))
     _absent = "" if hasattr(wh, "forget") else f" ({L['absent']})"
-    mo.vstack([mo.md(f"### {L['privacy']}\n\n🔒 {ui.t('local_only', lang)}"),
+    mo.vstack([mo.md(f"### {L['privacy']}\n\n{ui.t('local_only', lang)}"),
                mo.hstack([retention, excl, save_privacy], justify="start"),
                mo.md(f"**{L['forget']}**{_absent}"),
                mo.hstack([forget_kind, forget_id, forget_preview, forget_ok, forget_btn, delete_btn], justify="start")])

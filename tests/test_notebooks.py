@@ -26,6 +26,7 @@ from report_samples import write_history
 from selenium.webdriver.common.keys import Keys
 
 from warehouse.api import Warehouse
+from warehouse.settings import Settings
 
 NOTEBOOKS = ROOT / "notebooks"
 APPS = ("search", "settings", "eval", "bench", "explore")
@@ -109,7 +110,7 @@ def test_search_skill_card_and_dry_run_dispatch_in_a_browser(wh: Warehouse, env:
 
 
 @pytest.mark.browser
-def test_settings_and_status_in_a_browser(env: dict[str, str]) -> None:
+def test_settings_and_status_in_a_browser(wh: Warehouse, env: dict[str, str]) -> None:
     with marimo_app(NOTEBOOKS / "settings.py", env) as url, chrome() as d:
         d.get(url)
         wait_for(lambda: "Настройки и состояние" in page_text(d), what="the settings page")
@@ -119,3 +120,11 @@ def test_settings_and_status_in_a_browser(env: dict[str, str]) -> None:
         assert "autoclaw" in sources.text and "только чтение" in sources.text
         assert buttons(d, "Переиндексировать") and buttons(d, "Полная пересборка")
         screenshot(d, "settings-status")
+
+        times = text_input(d, 0)  # a change goes through Warehouse.config_set, like `akw config set`
+        times.clear()
+        times.send_keys("04:00, 16:00")
+        times.send_keys(Keys.ENTER)
+        click(d, buttons(d, "Сохранить")[0])
+        wait_for(lambda: Settings.load(wh.paths.config_file).schedule.times == ["04:00", "16:00"],
+                 what="the schedule saved to config.yaml")
