@@ -159,12 +159,7 @@ def _(agent_btns, cards, dispatch_btns, error, lang, mo, resp, skill_btns, st, u
     elif resp is None:
         _out = mo.md(f"_{ui.state_hint(st['state'], lang) or ''}_") if st["state"] == "disabled" else mo.md("")
     elif not cards:
-        _reasons = [w.get("message", str(w)) if isinstance(w, dict) else str(w)
-                    for w in (resp.get("warnings") or []) + (resp.get("errors") or [])]
-        _reasons.append((resp.get("routing") or {}).get("reason", ""))
-        _out = mo.callout(mo.md(f"<div id='akw-empty'><b>{ui.t('empty.title', lang)}</b></div>\n\n"
-                                + "\n".join(f"- {ui.plain(r)}" for r in _reasons if r)
-                                + f"\n\n{ui.t('empty.todo', lang)}"), kind="info")
+        _out = mo.Html(ui.empty_html(resp, lang))
     else:
         _rows = []
         for _i, _c in enumerate(cards):

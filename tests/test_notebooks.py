@@ -107,6 +107,24 @@ def test_search_skill_card_and_dry_run_dispatch_in_a_browser(wh: Warehouse, env:
         choose(d, "EN")
         wait_for(lambda: "Search the agents' knowledge" in page_text(d), what="the English interface")
         assert "Active" in page_text(d)
+        box = text_input(d)
+        box.send_keys("zzqx vbnmw qqqzz")
+        box.send_keys(Keys.ENTER)
+        empty = wait_for(lambda: d.find_element("id", "akw-empty"), what="the empty state")
+        assert "Nothing found" in empty.text and "What to do" in page_text(d)
+        screenshot(d, "search-empty-en", empty)
+
+
+def test_without_a_browser_the_tests_skip_outside_ci_and_fail_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    import browser_support
+
+    monkeypatch.setattr(browser_support.shutil, "which", lambda _name: None)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="apt-get install chromium chromium-driver"):
+        browser_support.require_browser()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="chromium"):
+        browser_support.require_browser()
 
 
 @pytest.mark.browser

@@ -132,3 +132,11 @@ def test_the_cli_exits_non_zero_on_a_damaged_home(wh: Warehouse, tmp_path: Path)
     doc = json.loads(r.stdout)
     assert doc["success"] is False and check in doc["failed"]
     assert (tmp_path / "reports" / f"quality-{gen.index_rev}.json").is_file()
+
+
+def test_a_home_without_an_index_is_not_ready(tmp_path: Path) -> None:
+    env = {**os.environ, "AKW_HOME": str(tmp_path / "akw"), "DSH_HOME": str(tmp_path / "dsh"),
+           "AUTOCLAW_ROOT": str(tmp_path / "ac")}
+    r = subprocess.run([str(AKW), "quality", "--out", str(tmp_path / "reports"), "--json"], env=env,
+                       capture_output=True, text=True, timeout=120, check=False)
+    assert r.returncode == 2 and json.loads(r.stdout)["errors"][0]["code"] == "KNOWLEDGE_NOT_READY"

@@ -192,3 +192,16 @@ def plan_html(plan: dict[str, Any], lang: str, committed: bool = False) -> str:
             f'<p><b>{t("dispatch.context", lang)}:</b></p>{_list(prior, 5)}'
             + "".join(f'<p class="bad">{plain(e.get("code"))}: {plain(e.get("message"))}</p>'
                       for e in plan.get("errors") or []) + "</div>")
+
+
+def empty_html(resp: dict[str, Any], lang: str) -> str:
+    """The empty state: why nothing came back (warnings grouped by message, the routing) and what to do."""
+    by_msg: dict[str, list[str]] = {}
+    for w in (resp.get("warnings") or []) + (resp.get("errors") or []):
+        if isinstance(w, dict):
+            by_msg.setdefault(f"{w.get('code', '')}: {w.get('message', '')}", []).append(w.get("lane") or "")
+    reasons = [f"{', '.join(x for x in lanes if x) or '—'} — {m}" for m, lanes in by_msg.items()]
+    if (resp.get("routing") or {}).get("reason"):
+        reasons.append(resp["routing"]["reason"])
+    return (f'<div id="akw-empty" style="border-left:4px solid #3b6ea5;padding:8px 14px;background:#f3f7fc">'
+            f'<b>{t("empty.title", lang)}</b>{_list(reasons, 10)}<p>{plain(t("empty.todo", lang))}</p></div>')
