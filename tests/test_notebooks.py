@@ -59,6 +59,22 @@ def test_each_app_runs_as_a_script(name: str, env: dict[str, str], monkeypatch: 
     assert "lang_pick" in defs or "lang" in defs
 
 
+@pytest.mark.parametrize("name", ["search", "settings"])
+def test_a_disabled_warehouse_is_shown_honestly(name: str, wh: Warehouse, env: dict[str, str], tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    home = tmp_path / "akw"
+    shutil.copytree(wh.paths.home, home)
+    Warehouse.open(wh.paths.dsh_home, wh.paths.autoclaw_root, home).config_set(["enabled=false"])
+    for k, v in {**env, "AKW_HOME": str(home)}.items():
+        monkeypatch.setenv(k, v)
+    outputs, defs = runpy.run_path(str(NOTEBOOKS / f"{name}.py"))["app"].run()
+    assert defs["st"]["state"] == "disabled"
+    shown = " ".join(getattr(o, "text", "") or "" for o in outputs if o is not None)
+    assert "Выключено" in shown and "включите" in shown
+
+
 @pytest.mark.parametrize(("name", "expected"), [("eval", ["recall@3", "eval-ak-0000000000000002.json", "miss"]),
                                                 ("bench", ["SQLite FTS5", "bench report"])])
 def test_export_html_works_headless(name: str, expected: list[str], env: dict[str, str], tmp_path: Path) -> None:
