@@ -26,6 +26,7 @@ from report_samples import write_history
 from selenium.webdriver.common.keys import Keys
 
 from warehouse.api import Warehouse
+from warehouse.runs import read_runs
 from warehouse.settings import Settings
 
 NOTEBOOKS = ROOT / "notebooks"
@@ -162,3 +163,8 @@ def test_settings_and_status_in_a_browser(wh: Warehouse, env: dict[str, str]) ->
         click(d, buttons(d, "Сохранить")[0])
         wait_for(lambda: Settings.load(wh.paths.config_file).schedule.times == ["04:00", "16:00"],
                  what="the schedule saved to config.yaml")
+
+        runs = len(read_runs(wh.paths))
+        click(d, buttons(d, "Переиндексировать")[0])  # an action runs the same Warehouse.reindex as `akw reindex`
+        wait_for(lambda: len(read_runs(wh.paths)) > runs and read_runs(wh.paths)[-1].get("outcome") in
+                 ("noop", "published"), timeout=120, what="a reindex run from the app")
