@@ -61,6 +61,9 @@ CORRUPTIONS: dict[str, tuple[list[str], str]] = {
     "lost_event": (["DELETE FROM ak_event WHERE " + one("ak_event", "source = 'harness'")],
                    "reconcile:reconcile.expected=actual"),
 }
+# the lake is scanned too: a secret in any Parquet text column of any table is caught
+LAKE_SECRET = "secrets:lake_cells.clean"
+
 KIND_OF = {"duplicate_id": "unique_ids", "null_id": "unique_ids", "evidence_out_of_session": "evidence",
            "evidence_wrong_ref": "evidence", "episode_of_a_missing_actor": "actor_refs",
            "dangling_relation": "relations", "code_chunk_without_line": "lanes", "episode_doc_with_path": "lanes",
@@ -140,3 +143,17 @@ def test_a_home_without_an_index_is_not_ready(tmp_path: Path) -> None:
     r = subprocess.run([str(AKW), "quality", "--out", str(tmp_path / "reports"), "--json"], env=env,
                        capture_output=True, text=True, timeout=120, check=False)
     assert r.returncode == 2 and json.loads(r.stdout)["errors"][0]["code"] == "KNOWLEDGE_NOT_READY"
+
+
+def test_a_secret_in_the_lake_is_caught(wh: Warehouse, tmp_path: Path) -> None:
+    home = tmp_path / "akw"
+    shutil.copytree(wh.paths.home, home)
+    planted = home / "lake" / "bronze" / "dsh" / "events" / "zz-planted.parquet"
+    duckdb.sql(f"COPY (SELECT 'session-x' AS session_id, 'export DB_PASSWORD=' || 'Hunter' || '2-correct-horse' "
+               f"AS text) TO '{planted.as_posix()}' (FORMAT parquet)")
+    copy = Warehouse.open(wh.paths.dsh_home, wh.paths.autoclaw_root, home)
+    doc = copy.quality(out_dir=None)
+    assert doc["failed"] == [LAKE_SECRET]
+    failed = next(r for r in doc["results"] if r["check"] == LAKE_SECRET)
+    assert failed["examples"][0].startswith("dsh.events.text#") and "Hunter" not in json.dumps(doc)
+    assert wh.quality(out_dir=None)["success"]  # the original lake is clean

@@ -235,7 +235,7 @@ class Warehouse:
         if gen is None:
             raise KnowledgeError(Code.NOT_READY, "no index generation is published yet (run `akw reindex`)")
         out = _writable_dir(Path(out_dir), "out") if out_dir is not None else None
-        return run_quality(gen.path, out, index_rev=gen.index_rev, log=log)
+        return run_quality(gen.path, out, index_rev=gen.index_rev, log=log, lake=self.paths.lake)
 
     def report(self, out_dir: Path = Path("reports"), reports_dir: Path | None = None) -> dict[str, Any]:
         """Write report-<index_rev>.html (self-contained, inline SVG charts) and .md into `out_dir`: status and

@@ -62,6 +62,7 @@ CHECKS: tuple[Check, ...] = (
     _enum("skills", "status", ["live", "removed"]),
     _enum("relations", "rel", ["did", "participated", "used", "produced", "about", "related"]),
     _true("secrets", "text_cells", "clean"),
+    _true("secrets", "lake_cells", "clean"),
     Check("reconcile:reconcile.expected=actual", "reconcile", "reconcile", "ExpectColumnPairValuesToBeEqual",
           {"column_A": "expected", "column_B": "actual"}),
     _true("reconcile", "reconcile", "coverage_ok"),

@@ -45,9 +45,10 @@ def _validate(gx: Any, ctx: Any, frame: str, df: Any, checks: list[Check]) -> li
 
 
 def run_quality(db_path: Path, out_dir: Path | None = None, index_rev: str | None = None,
-                log: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Validate one generation file; the document says `success` and names every failed check."""
-    frames = read_frames(db_path)
+                log: Callable[[str], None] | None = None, lake: Path | None = None) -> dict[str, Any]:
+    """Validate one generation file (and the home's `lake` when given); the document says `success` and names
+    every failed check."""
+    frames = read_frames(db_path, lake)
     gx = _gx()
     ctx = gx.get_context(mode="ephemeral")
     ctx.variables.progress_bars = {"globally": False, "metric_calculations": False}
