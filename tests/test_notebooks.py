@@ -51,6 +51,22 @@ def env(wh: Warehouse, tmp_path_factory: pytest.TempPathFactory) -> dict[str, st
 
 
 @pytest.mark.parametrize("name", APPS)
+def test_apps_use_only_the_api(name: str) -> None:
+    """The apps are thin: they import the Warehouse API, its error type and the UI text — never SQL files,
+    generations or other internals."""
+    import ast
+
+    tree = ast.parse((NOTEBOOKS / f"{name}.py").read_text(encoding="utf-8"))
+    froms = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    ours = {n.module for n in froms if (n.module or "").startswith("warehouse")}
+    ours |= {f"warehouse.{a.name}" for n in froms if n.module == "warehouse" for a in n.names}
+    ours |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+             if a.name.startswith("warehouse")}
+    assert ours - {"warehouse"} <= {"warehouse.api", "warehouse.errors", "warehouse.ui"}, ours
+    assert "duckdb" not in (NOTEBOOKS / f"{name}.py").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", APPS)
 def test_each_app_runs_as_a_script(name: str, env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     """Every cell runs without an error (marimo raises the first one) and defines what the layout uses."""
     for k, v in env.items():

@@ -96,3 +96,18 @@ def test_the_cli_writes_the_report(wh: Warehouse, history: Path, tmp_path: Path)
     assert doc["state"] == "ready" and Path(doc["files"]["html"]).is_file() and Path(doc["files"]["markdown"]).is_file()
     data = json.loads(Path(doc["files"]["json"]).read_text(encoding="utf-8"))
     assert [e["index_rev"] for e in data["history"]["eval"]] == ["ak-0000000000000001", "ak-0000000000000002"]
+
+
+def test_degradations_and_errors_are_reported(tmp_path: Path, history: Path) -> None:
+    """A home with broken units: the report says degraded and lists each failed unit with its stable code."""
+    Warehouse.generate_fixtures(tmp_path / "src", sessions=4, seed=5, broken=True)
+    wh = Warehouse.open(tmp_path / "src" / "dsh", tmp_path / "src" / "autoclaw", tmp_path / "akw")
+    wh.reindex()
+    status = wh.status()
+    assert status["state"] == "degraded" and status["errors"]
+    doc = wh.report(tmp_path / "out", reports_dir=history)
+    html = Path(doc["files"]["html"]).read_text(encoding="utf-8")
+    md = Path(doc["files"]["markdown"]).read_text(encoding="utf-8")
+    assert doc["state"] == "degraded" and "No degradations" not in html
+    for e in status["errors"]:
+        assert e["code"] in html and e["code"] in md
