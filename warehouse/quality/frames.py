@@ -7,16 +7,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from warehouse import db, literals
-from warehouse.redact import redact
+from warehouse.redact import _mark, redact
 from warehouse.sqlfiles import query_sql, query_template
 
 if TYPE_CHECKING:
+    import duckdb
     import pandas as pd
 
 FRAMES = ("episodes", "events", "actors", "skills", "documents", "relations", "reconcile")
 SKIP_TEXT = {"ak_index_run.errors_json"}  # stable codes and counts, no indexed text
 # a marker left by redaction is not a secret, but `https://[REDACTED:email]@host` reads as URL credentials
-MARKER = re.compile(r"\[REDACTED:[a-z\-]+\]")
+MARKER = re.compile(re.escape(_mark("KIND")).replace("KIND", r"[a-z\-]+"))  # the form redact() writes
 
 
 def _clean(value: str) -> bool:
@@ -24,7 +25,7 @@ def _clean(value: str) -> bool:
     return again == value or MARKER.sub("[R]", again or "") == MARKER.sub("[R]", value)
 
 
-def _text_cells(con: object) -> pd.DataFrame:
+def _text_cells(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every non-null VARCHAR cell of the ak_* marts → (key, clean): clean = redaction would change nothing.
 
     Redaction is not idempotent on its own markers (`https://[REDACTED:email]@host` reads as URL credentials
@@ -35,11 +36,11 @@ def _text_cells(con: object) -> pd.DataFrame:
 
     keys: list[str] = []
     clean: list[bool] = []
-    for mart, column in con.execute(query_sql("quality_text_columns")).fetchall():  # type: ignore[attr-defined]
+    for mart, column in con.execute(query_sql("quality_text_columns")).fetchall():
         if f"{mart}.{column}" in SKIP_TEXT:
             continue
         sql = query_template("quality_text_column").format(mart=mart, column=column)
-        for key, value in con.execute(sql).fetchall():  # type: ignore[attr-defined]
+        for key, value in con.execute(sql).fetchall():
             keys.append(key)
             clean.append(_clean(value))
     return pd.DataFrame({"key": keys, "clean": clean})
