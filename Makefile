@@ -1,11 +1,12 @@
 # Two entry points that work on a fresh machine (Python 3.11, pip, git, make):
 #   make demo  — set up, generate realistic data, index it, run the scenarios
 #   make test  — set up, lint, run the whole test suite, gate on the golden-set floor
+#   make quality — the data-quality suite (great-expectations) on a generated, indexed home
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test lint eval bench clean
+.PHONY: setup demo test lint eval bench quality report clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -30,6 +31,12 @@ eval: setup
 
 bench: setup
 	$(BIN)/akw bench --scale 100k
+
+QUALITY_HOME := .akw/quality
+quality: setup
+	test -f $(QUALITY_HOME)/src/manifest.json || $(BIN)/akw fixtures generate --out $(QUALITY_HOME)/src --sessions 24 --seed 7
+	$(BIN)/akw --dsh-home $(QUALITY_HOME)/src/dsh --autoclaw-root $(QUALITY_HOME)/src/autoclaw --home $(QUALITY_HOME)/home reindex
+	$(BIN)/akw --dsh-home $(QUALITY_HOME)/src/dsh --autoclaw-root $(QUALITY_HOME)/src/autoclaw --home $(QUALITY_HOME)/home quality --out reports
 
 clean:
 	rm -rf demo .pytest_cache

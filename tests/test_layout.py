@@ -26,11 +26,12 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("search", ("warehouse.search",)),
     ("cards", ("warehouse.cards",)),  # cards over the marts and, for full text, the extract readers
     ("dispatch", ("warehouse.dispatch",)),
-    ("tools", ("warehouse.evaluation", "warehouse.bench")),
+    ("tools", ("warehouse.evaluation", "warehouse.bench", "warehouse.quality", "warehouse.reports")),
     ("api", ("warehouse.api",)),
-    # bench.child: a process; daemon: the `akw daemon` loop over the API; mcp: the MCP server
+    # bench.child: a process; daemon: the `akw daemon` loop over the API; mcp: the MCP server;
+    # ui: the marimo apps' text and HTML
     ("surfaces", ("warehouse.cli", "warehouse.__main__", "warehouse.bench.child", "warehouse.daemon",
-                  "warehouse.mcp")),
+                  "warehouse.mcp", "warehouse.ui")),
 ]
 
 

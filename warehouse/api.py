@@ -330,6 +330,38 @@ class Warehouse:
             doc["notes"] = [semantic_note()]
         return doc
 
+    # -- the people's side: data quality and reports over the published generation ----------------
+    def quality(self, out_dir: Path | None = Path("reports"), log: Log | None = None) -> dict[str, Any]:
+        """The data-quality suite (great-expectations) over the published generation's marts; `success` is
+        false when any expectation fails, and the validation result is written to `out_dir`."""
+        from warehouse import generation
+        from warehouse.quality.run import run_quality
+
+        self._require_enabled()
+        gen = generation.current(self.paths.generations)
+        if gen is None:
+            raise KnowledgeError(Code.NOT_READY, "no index generation is published yet (run `akw reindex`)")
+        out = _writable_dir(Path(out_dir), "out") if out_dir is not None else None
+        return run_quality(gen.path, out, index_rev=gen.index_rev, log=log, lake=self.paths.lake)
+
+    def report(self, out_dir: Path = Path("reports"), reports_dir: Path | None = None) -> dict[str, Any]:
+        """Write report-<index_rev>.html (self-contained, inline SVG charts) and .md into `out_dir`: status and
+        coverage, degradations, golden metrics and trend, benchmarks, top actors/skills, recent runs.
+        `reports_dir` holds the eval/bench/quality files read (default `out_dir`)."""
+        from warehouse.reports.collect import collect
+        from warehouse.reports.render import render
+
+        out = _writable_dir(Path(out_dir), "out")
+        doc = collect(self.paths, self.settings, Path(reports_dir) if reports_dir is not None else out)
+        return {"index_rev": doc["status"]["index_rev"], "state": doc["status"]["state"],
+                "snippets": doc["snippets"], "files": render(doc, out)}
+
+    def reports(self, reports_dir: Path = Path("reports")) -> dict[str, Any]:
+        """The eval, bench and quality report files in `reports_dir` as histories, oldest first."""
+        from warehouse.reports.history import history
+
+        return history(Path(reports_dir))
+
     # -- generated data, demo, quality gates (no existing home needed) -------------
     @staticmethod
     def generate_fixtures(out: Path, sessions: int = 24, seed: int = 7, events: int | None = None,

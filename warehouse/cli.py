@@ -59,7 +59,7 @@ LOCATION = (
 LOCATION_ATTRS = frozenset(attr for _flag, attr, _help in LOCATION)
 HOME_COMMANDS = frozenset({"reindex", "status", "search", "get", "sql", "sources", "config show", "config set",
                            "dispatch", "dispatch list", "dispatch show", "feedback", "schedule show",
-                           "schedule run-due", "schedule install", "daemon", "mcp"})
+                           "schedule run-due", "schedule install", "daemon", "mcp", "quality", "report"})
 OPTION_LIKE = re.compile(r"--?[A-Za-z][\w-]*(=.*)?", re.S)
 
 
@@ -929,6 +929,50 @@ def mcp_cmd(ctx: typer.Context) -> None:
         _fail(False, {"code": Code.INVALID_REQUEST.value,
                       "message": "the MCP server needs the [mcp] extra: pip install 'agent-knowledge-warehouse[mcp]'"})
     serve(_wh(ctx).paths)
+
+
+def _print_quality(d: dict[str, Any]) -> None:
+    st = d["statistics"]
+    verdict = "passed" if d["success"] else "FAILED"
+    out.print(f"data quality {verdict}: {st['successful']}/{st['evaluated']} expectations hold "
+              f"(index_rev {d.get('index_rev') or '-'})", markup=False, highlight=False)
+    for r in d["results"]:
+        if not r["success"]:
+            out.print(f"  ✗ {r['check']}: {r['unexpected_count']} of {r['element_count']} rows "
+                      f"(e.g. {_text(r['examples'])})", markup=False, highlight=False)
+    if d.get("report"):
+        out.print(f"validation result: {d['report']}", markup=False, highlight=False)
+
+
+@app.command()
+def quality(
+    ctx: typer.Context,
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for quality-<index_rev>.json.")] = Path("reports"),
+    as_json: JsonOpt = False,
+) -> None:
+    """Data-quality suite (great-expectations) over the marts; exits 1 when any expectation fails."""
+    with _errors(as_json):
+        doc = _wh(ctx).quality(out_dir, log=_log(as_json))
+        _emit(as_json, doc, _print_quality)
+    if not doc["success"]:
+        raise typer.Exit(code=1)
+
+
+@app.command()
+def report(
+    ctx: typer.Context,
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for report-<index_rev>.html/.md/.json.")] = Path(
+        "reports"),
+    reports_dir: Annotated[Path | None, typer.Option(
+        "--reports", help="Folder of eval/bench/quality files to include (default: --out).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write a self-contained HTML report (and Markdown): status, coverage, errors, metrics, benchmarks, top lists."""
+    with _errors(as_json):
+        doc = _wh(ctx).report(out_dir, reports_dir)
+        _emit(as_json, doc, lambda d: out.print(
+            f"report ({d['state']}, index_rev {d['index_rev'] or '-'}): {d['files']['html']} {d['files']['markdown']}",
+            markup=False, highlight=False))
 
 
 def main() -> None:  # pragma: no cover

@@ -97,6 +97,13 @@ class Dispatch(_Strict):
                 "external_handoff": self.allow_external_handoff}.get(mode, False)
 
 
+class Reports(_Strict):
+    """`akw report`: content-free unless `snippets`; `on_schedule` asks the scheduler to write one after a run."""
+
+    snippets: bool = False
+    on_schedule: bool = False
+
+
 class Index(_Strict):
     """Index-affecting knobs: they enter `index_rev`.
 
@@ -119,6 +126,7 @@ class Settings(_Strict):
     semantic: Semantic = Field(default_factory=Semantic)
     dispatch: Dispatch = Field(default_factory=Dispatch)
     index: Index = Field(default_factory=Index)
+    reports: Reports = Field(default_factory=Reports)
 
     # -- loading / saving -------------------------------------------------------
     @classmethod

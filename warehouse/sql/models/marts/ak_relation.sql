@@ -10,10 +10,12 @@ WITH did AS (
     SELECT 'actor' AS src_kind, actor_id AS src_id, 'did' AS rel, 'episode' AS dst_kind, episode_id AS dst_id, 1 AS weight
     FROM {{ ref('ak_episode') }} WHERE actor_id IS NOT NULL
 ),
-participated AS (
-    SELECT 'actor', 'actor:autoclaw:agent:' || account || ':' || agent_id, 'participated', 'episode',
-           'episode:autoclaw:' || account || ':' || run_id, count(*)
-    FROM {{ ref('stg_ac_participations') }} GROUP BY ALL
+participated AS (  -- only runs that are episodes: a run of a deleted session is no evidence (akw quality)
+    SELECT 'actor', 'actor:autoclaw:agent:' || p.account || ':' || p.agent_id, 'participated', 'episode',
+           e.episode_id, count(*)
+    FROM {{ ref('stg_ac_participations') }} p
+    JOIN {{ ref('ak_episode') }} e ON e.episode_id = 'episode:autoclaw:' || p.account || ':' || p.run_id
+    GROUP BY ALL
 ),
 used AS (
     SELECT 'episode', episode_id, 'used', 'skill', coalesce(skill_id, 'skill-name:' || skill_name), count(*)

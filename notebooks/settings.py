@@ -1,0 +1,215 @@
+"""Settings & status (spec 001 §9.1): the on/off toggle with its honest state, schedule, sources, actions with
+progress, privacy. Every change goes through the API `akw config` uses (`Warehouse.config_set`).
+
+Run: `marimo run notebooks/settings.py`. Forget / delete-all / schedule appear only when this build's
+`Warehouse` has them (`forget`, `delete_index`, `schedule_show`).
+"""
+
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="AKW · Settings & status")
+
+
+@app.cell
+def _():
+    import json
+    from html import escape
+
+    import marimo as mo
+
+    from warehouse import ui
+    from warehouse.api import Warehouse
+    from warehouse.errors import KnowledgeError
+
+    wh = Warehouse.open()
+    return KnowledgeError, escape, json, mo, ui, wh
+
+
+@app.cell
+def _(mo, ui):
+    lang_pick = mo.ui.radio(options=ui.LANGS, value="RU", inline=True, label="Язык / Language")
+    get_tick, set_tick = mo.state(0)  # bumped after every change: status and forms re-read
+    lang_pick
+    return get_tick, lang_pick, set_tick
+
+
+@app.cell
+def _(lang_pick):
+    lang = lang_pick.value
+    L = {"ru": {"title": "Настройки и состояние", "enabled": "agent-knowledge включён", "last": "Последний запуск",
+                "next": "Следующий запуск", "schedule": "Расписание", "times": "Время запусков (ЧЧ:ММ через запятую)",
+                "tz": "Часовой пояс", "catch": "Догонять пропущенный запуск",
+                "stale": "Запуск при старте, если устарел",
+                "save": "Сохранить", "sources": "Источники", "ro": "только чтение", "actions": "Действия",
+                "reindex": "Переиндексировать", "full": "Полная пересборка", "verify": "Проверить",
+                "clear": "Очистить индекс", "privacy": "Приватность", "retention": "Хранить дней",
+                "excl": "Исключить workspaces (через запятую)", "forget": "Забыть", "delete": "Удалить всё",
+                "confirm": "Подтверждаю необратимое действие", "absent": "нет в этой сборке", "kind": "Что",
+                "id": "Идентификатор", "preview": "Показать, что будет удалено"},
+         "en": {"title": "Settings & status", "enabled": "agent-knowledge on", "last": "Last run",
+                "next": "Next run", "schedule": "Schedule", "times": "Run times (HH:MM, comma-separated)",
+                "tz": "Timezone", "catch": "Catch up a missed run", "stale": "Run on start if stale", "save": "Save",
+                "sources": "Sources", "ro": "read-only", "actions": "Actions", "reindex": "Reindex",
+                "full": "Full rebuild", "verify": "Verify", "clear": "Clear index", "privacy": "Privacy",
+                "retention": "Retention days", "excl": "Exclude workspaces (comma-separated)", "forget": "Forget",
+                "delete": "Delete everything", "confirm": "I confirm an irreversible action",
+                "absent": "not in this build", "kind": "What", "id": "Id",
+                "preview": "Show what would be removed"}}[lang]
+    return L, lang
+
+
+@app.cell
+def _(L, get_tick, lang, mo, ui, wh):
+    get_tick()
+    st = wh.status()
+    s = wh.config_show()["agent-knowledge"]
+    _last = st.get("last_run") or {}
+    _hint = ui.state_hint(st["state"], lang)
+    mo.vstack([
+        mo.md(f"## {L['title']}\n\n<span id='akw-state'>**{ui.state_text(st['state'], lang)}**</span> · "
+              f"index_rev `{st['index_rev'] or '—'}` · {ui.t('local_only', lang)}\n\n"
+              f"{L['last']}: {_last.get('outcome', '—')} {_last.get('finished_at') or ''} · "
+              f"{L['next']}: {st.get('next_run') or '—'}"),
+        mo.callout(mo.md(_hint), kind="warn") if _hint else mo.md(""),
+    ])
+    return s, st
+
+
+@app.cell
+def _(L, mo, s, set_tick, wh):
+    def _toggle(on):
+        if on and hasattr(wh, "enable"):
+            wh.enable()
+        elif not on and hasattr(wh, "disable"):
+            wh.disable()
+        else:
+            wh.config_set([f"enabled={'true' if on else 'false'}"])
+        set_tick(lambda n: n + 1)
+
+    enabled = mo.ui.switch(value=s["enabled"], label=L["enabled"], on_change=_toggle)
+    enabled
+    return (enabled,)
+
+
+@app.cell
+def _(L, mo, s):
+    sch = s["schedule"]
+    times = mo.ui.text(value=", ".join(sch["times"]), label=L["times"])
+    tz = mo.ui.text(value=sch["timezone"], label=L["tz"])
+    catch = mo.ui.dropdown(options=["latest", "none"], value=sch["catch_up"], label=L["catch"])
+    stale = mo.ui.checkbox(value=sch["run_on_start_if_stale"], label=L["stale"])
+    save_schedule = mo.ui.run_button(label=L["save"])
+    mo.vstack([mo.md(f"### {L['schedule']}"), mo.hstack([times, tz, catch], justify="start"), stale, save_schedule])
+    return catch, save_schedule, stale, times, tz
+
+
+@app.cell
+def _(KnowledgeError, catch, json, mo, save_schedule, set_tick, stale, times, tz, wh):
+    _out = mo.md("")
+    if save_schedule.value:
+        _times = [t.strip() for t in times.value.split(",") if t.strip()]
+        try:
+            wh.config_set([f"schedule.times={json.dumps(_times)}", f"schedule.timezone={json.dumps(tz.value)}",
+                           f"schedule.catch_up={catch.value}",
+                           f"schedule.run_on_start_if_stale={'true' if stale.value else 'false'}"])
+            set_tick(lambda n: n + 1)
+            _out = mo.callout("✓", kind="success")
+        except KnowledgeError as _e:
+            _out = mo.callout(f"{_e.code}: {_e.message}", kind="danger")
+    if hasattr(wh, "schedule_show"):
+        _out = mo.vstack([_out, mo.json(wh.schedule_show())])
+    _out
+    return
+
+
+@app.cell
+def _(L, escape, mo, s, st):
+    _rows = []
+    for _name in ("harness", "autoclaw", "skills", "code"):
+        _key = "dsh" if _name == "harness" else _name
+        _c = (st.get("sources") or {}).get(_key, {})
+        _state = "error" if _c.get("error") else ("ok" if _c.get("units") else "—")
+        _ro = f" <span class='badge'>— {L['ro']}</span>" if _name == "autoclaw" else ""
+        _rows.append(f"<tr><td>{escape(_name)}{_ro}</td><td>{'on' if s['sources'][_name] else 'off'}</td>"
+                     f"<td>{_c.get('units', 0)}</td><td>{_c.get('ok', 0)}</td><td>{_c.get('error', 0)}</td>"
+                     f"<td>{_state}</td></tr>")
+    mo.vstack([mo.md(f"### {L['sources']}"),
+               mo.Html("<table id='akw-sources'><tr><th>source</th><th>enabled</th><th>units</th><th>ok</th>"
+                       f"<th>error</th><th>state</th></tr>{''.join(_rows)}</table>")])
+    return
+
+
+@app.cell
+def _(L, mo, wh):
+    act_reindex = mo.ui.run_button(label=L["reindex"])
+    act_full = mo.ui.run_button(label=L["full"])
+    act_verify = mo.ui.run_button(label=L["verify"])
+    act_clear = mo.ui.run_button(label=L["clear"], disabled=not hasattr(wh, "delete_index"))
+    clear_ok = mo.ui.checkbox(label=L["confirm"])
+    mo.vstack([mo.md(f"### {L['actions']}"), mo.hstack([act_reindex, act_full, act_verify, act_clear, clear_ok],
+                                                        justify="start")])
+    return act_clear, act_full, act_reindex, act_verify, clear_ok
+
+
+@app.cell
+def _(KnowledgeError, act_clear, act_full, act_reindex, act_verify, clear_ok, mo, set_tick, wh):
+    _doc = None
+    _mode = "incremental" if act_reindex.value else "full" if act_full.value else "verify" if act_verify.value else None
+    try:
+        if _mode:
+            with mo.status.spinner(title=f"reindex {_mode} …") as _sp:
+                _doc = wh.reindex(mode=_mode, progress=lambda d, a, t: _sp.update(subtitle=f"{d}: +{a}"))
+        elif act_clear.value and clear_ok.value and hasattr(wh, "delete_index"):
+            _doc = wh.delete_index(confirm=True)
+    except KnowledgeError as _e:
+        _doc = {"code": _e.code, "message": _e.message}
+    if _doc is not None:
+        set_tick(lambda n: n + 1)
+    mo.json(_doc) if _doc is not None else mo.md("")
+    return
+
+
+@app.cell
+def _(L, lang, mo, s, ui, wh):
+    retention = mo.ui.number(value=s["retention_days"], start=1, stop=36500, label=L["retention"])
+    excl = mo.ui.text(value=", ".join(s["exclude"]["workspaces"]), label=L["excl"])
+    save_privacy = mo.ui.run_button(label=L["save"])
+    forget_kind = mo.ui.dropdown(options=["session", "actor", "skill", "workspace"], value="session", label=L["kind"])
+    forget_id = mo.ui.text(label=L["id"])
+    forget_preview = mo.ui.run_button(label=L["preview"], disabled=not hasattr(wh, "forget"))
+    forget_ok = mo.ui.checkbox(label=L["confirm"])
+    forget_btn = mo.ui.run_button(label=L["forget"], disabled=not hasattr(wh, "forget"))
+    delete_btn = mo.ui.run_button(label=L["delete"], disabled=not hasattr(wh, "delete_index"))
+    _absent = "" if hasattr(wh, "forget") else f" ({L['absent']})"
+    mo.vstack([mo.md(f"### {L['privacy']}\n\n{ui.t('local_only', lang)}"),
+               mo.hstack([retention, excl, save_privacy], justify="start"),
+               mo.md(f"**{L['forget']}**{_absent}"),
+               mo.hstack([forget_kind, forget_id, forget_preview, forget_ok, forget_btn, delete_btn], justify="start")])
+    return delete_btn, excl, forget_btn, forget_id, forget_kind, forget_ok, forget_preview, retention, save_privacy
+
+
+@app.cell
+def _(KnowledgeError, delete_btn, excl, forget_btn, forget_id, forget_kind, forget_ok, forget_preview, json, mo,
+      retention, save_privacy, set_tick, wh):
+    _doc = None
+    try:
+        if save_privacy.value:
+            _ws = [w.strip() for w in excl.value.split(",") if w.strip()]
+            _doc = wh.config_set([f"retention_days={int(retention.value)}", f"exclude.workspaces={json.dumps(_ws)}"])
+        elif forget_preview.value and forget_id.value.strip():
+            _doc = wh.forget(forget_kind.value, forget_id.value.strip())
+        elif forget_btn.value and forget_ok.value and forget_id.value.strip():
+            _doc = wh.forget(forget_kind.value, forget_id.value.strip(), confirm=True)
+        elif delete_btn.value and forget_ok.value:
+            _doc = wh.delete_index(confirm=True)
+    except KnowledgeError as _e:
+        _doc = {"code": _e.code, "message": _e.message}
+    if _doc is not None:
+        set_tick(lambda n: n + 1)
+    mo.json(_doc) if _doc is not None else mo.md("")
+    return
+
+
+if __name__ == "__main__":
+    app.run()

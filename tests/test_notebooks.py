@@ -1,0 +1,186 @@
+"""The marimo apps in notebooks/: each is a plain .py that runs as a script, `marimo export html` of the eval and
+bench notebooks works headless, and the Search and Settings apps work in a real headless Chromium."""
+
+from __future__ import annotations
+
+import os
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from browser_support import (
+    ROOT,
+    buttons,
+    choose,
+    chrome,
+    click,
+    marimo_app,
+    page_text,
+    screenshot,
+    text_input,
+    wait_for,
+)
+from report_samples import write_history
+from selenium.webdriver.common.keys import Keys
+
+from warehouse.api import Warehouse
+from warehouse.runs import read_runs
+from warehouse.settings import Settings
+
+NOTEBOOKS = ROOT / "notebooks"
+APPS = ("search", "settings", "eval", "bench", "explore")
+MARIMO = Path(sys.executable).with_name("marimo")
+
+
+@pytest.fixture(scope="module")
+def wh(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    base = tmp_path_factory.mktemp("notebooks")
+    Warehouse.generate_fixtures(base / "src", sessions=6, seed=3)
+    wh = Warehouse.open(base / "src" / "dsh", base / "src" / "autoclaw", base / "akw")
+    wh.reindex()
+    return wh
+
+
+@pytest.fixture(scope="module")
+def env(wh: Warehouse, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return {"AKW_HOME": str(wh.paths.home), "DSH_HOME": str(wh.paths.dsh_home),
+            "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
+            "AKW_REPORTS": str(write_history(tmp_path_factory.mktemp("history")))}
+
+
+@pytest.mark.parametrize("name", APPS)
+def test_apps_use_only_the_api(name: str) -> None:
+    """The apps are thin: they import the Warehouse API, its error type and the UI text — never SQL files,
+    generations or other internals."""
+    import ast
+
+    tree = ast.parse((NOTEBOOKS / f"{name}.py").read_text(encoding="utf-8"))
+    froms = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    ours = {n.module for n in froms if (n.module or "").startswith("warehouse")}
+    ours |= {f"warehouse.{a.name}" for n in froms if n.module == "warehouse" for a in n.names}
+    ours |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+             if a.name.startswith("warehouse")}
+    assert ours - {"warehouse"} <= {"warehouse.api", "warehouse.errors", "warehouse.ui"}, ours
+    assert "duckdb" not in (NOTEBOOKS / f"{name}.py").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", APPS)
+def test_each_app_runs_as_a_script(name: str, env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every cell runs without an error (marimo raises the first one) and defines what the layout uses."""
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    app = runpy.run_path(str(NOTEBOOKS / f"{name}.py"))["app"]
+    _outputs, defs = app.run()
+    assert "lang_pick" in defs or "lang" in defs
+
+
+@pytest.mark.parametrize("name", ["search", "settings"])
+def test_a_disabled_warehouse_is_shown_honestly(name: str, wh: Warehouse, env: dict[str, str], tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    home = tmp_path / "akw"
+    shutil.copytree(wh.paths.home, home)
+    Warehouse.open(wh.paths.dsh_home, wh.paths.autoclaw_root, home).config_set(["enabled=false"])
+    for k, v in {**env, "AKW_HOME": str(home)}.items():
+        monkeypatch.setenv(k, v)
+    outputs, defs = runpy.run_path(str(NOTEBOOKS / f"{name}.py"))["app"].run()
+    assert defs["st"]["state"] == "disabled"
+    shown = " ".join(getattr(o, "text", "") or "" for o in outputs if o is not None)
+    assert "Выключено" in shown and "включите" in shown
+
+
+@pytest.mark.parametrize(("name", "expected"), [("eval", ["recall@3", "eval-ak-0000000000000002.json", "miss"]),
+                                                ("bench", ["SQLite FTS5", "bench report"])])
+def test_export_html_works_headless(name: str, expected: list[str], env: dict[str, str], tmp_path: Path) -> None:
+    out = tmp_path / f"{name}.html"
+    r = subprocess.run([str(MARIMO), "-q", "export", "html", str(NOTEBOOKS / f"{name}.py"), "-o", str(out)],
+                       env={**os.environ, **env}, capture_output=True, text=True, timeout=300, check=False, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-2000:]
+    html = out.read_text(encoding="utf-8")
+    assert all(e in html for e in expected), [e for e in expected if e not in html]
+
+
+@pytest.mark.browser
+def test_search_skill_card_and_dry_run_dispatch_in_a_browser(wh: Warehouse, env: dict[str, str]) -> None:
+    with marimo_app(NOTEBOOKS / "search.py", env) as url, chrome() as d:
+        d.get(url)
+        wait_for(lambda: "Активен" in page_text(d), what="the honest state")
+        box = text_input(d)
+        box.send_keys("кто восстанавливал доступ к mysql")
+        box.send_keys(Keys.ENTER)
+        cards = wait_for(lambda: d.find_elements("css selector", ".akw-card"), what="result cards")
+        names = [c.find_element("css selector", ".akw-card-name").text for c in cards]
+        assert any("verify-admin" in n or "DB Guardian" in n for n in names), names
+        assert "Почему" in cards[0].text and "Доказательства" in cards[0].text
+        screenshot(d, "search-agents", cards[0])
+
+        choose(d, "Навыки")
+        wait_for(lambda: buttons(d, "Карточка навыка"), what="skill results")
+        click(d, buttons(d, "Карточка навыка")[0])
+        card = wait_for(lambda: d.find_element("id", "skill-card"), what="the skill card")
+        wait_for(lambda: "mysql-access-restore" in card.text, what="the skill card text")
+        assert "Когда применять" in card.text and "История использования" in card.text
+        assert "scripts/check_grants.sh" in card.text  # its resources
+        assert "<untrusted-data" not in d.page_source.split("skill-card", 1)[1][:20000]
+        screenshot(d, "skill-card", card)
+
+        click(d, buttons(d, "Передать задачу")[0])
+        dialog = wait_for(lambda: d.find_element("id", "dispatch-dialog"), what="the dispatch dialog")
+        wait_for(lambda: "пробный план" in dialog.text, what="the dry-run plan")
+        assert "dry_run" in dialog.text and "ничего не записано" in dialog.text
+        assert "Исполнитель" in dialog.text and "Контекстный пакет" in dialog.text
+        assert "mysql-access-restore" in dialog.text  # the skill card's hand-over names its skill
+        assert buttons(d, "Записать передачу")  # commit needs the explicit confirmation and this button
+        screenshot(d, "dispatch-dry-run", dialog)
+        assert wh.dispatch_list().get("assignments", []) == []  # a dry run records nothing
+
+        choose(d, "EN")
+        wait_for(lambda: "Search the agents' knowledge" in page_text(d), what="the English interface")
+        assert "Active" in page_text(d)
+        box = text_input(d)
+        box.send_keys("zzqx vbnmw qqqzz")
+        box.send_keys(Keys.ENTER)
+        empty = wait_for(lambda: d.find_element("id", "akw-empty"), what="the empty state")
+        assert "Nothing found" in empty.text and "What to do" in page_text(d)
+        screenshot(d, "search-empty-en", empty)
+
+
+def test_without_a_browser_the_tests_skip_outside_ci_and_fail_in_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    import browser_support
+
+    monkeypatch.setattr(browser_support.shutil, "which", lambda _name: None)
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="apt-get install chromium chromium-driver"):
+        browser_support.require_browser()
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="chromium"):
+        browser_support.require_browser()
+
+
+@pytest.mark.browser
+def test_settings_and_status_in_a_browser(wh: Warehouse, env: dict[str, str]) -> None:
+    with marimo_app(NOTEBOOKS / "settings.py", env) as url, chrome() as d:
+        d.get(url)
+        wait_for(lambda: "Настройки и состояние" in page_text(d), what="the settings page")
+        state = d.find_element("id", "akw-state").text
+        assert state == "Активен"
+        sources = wait_for(lambda: d.find_element("id", "akw-sources"), what="the sources table")
+        assert "autoclaw" in sources.text and "только чтение" in sources.text
+        assert buttons(d, "Переиндексировать") and buttons(d, "Полная пересборка")
+        screenshot(d, "settings-status")
+
+        times = text_input(d, 0)  # a change goes through Warehouse.config_set, like `akw config set`
+        times.clear()
+        times.send_keys("04:00, 16:00")
+        times.send_keys(Keys.ENTER)
+        click(d, buttons(d, "Сохранить")[0])
+        wait_for(lambda: Settings.load(wh.paths.config_file).schedule.times == ["04:00", "16:00"],
+                 what="the schedule saved to config.yaml")
+
+        runs = len(read_runs(wh.paths))
+        click(d, buttons(d, "Переиндексировать")[0])  # an action runs the same Warehouse.reindex as `akw reindex`
+        wait_for(lambda: len(read_runs(wh.paths)) > runs and read_runs(wh.paths)[-1].get("outcome") in
+                 ("noop", "published"), timeout=120, what="a reindex run from the app")

@@ -1,0 +1,83 @@
+"""The frames the suite validates: one SQL file each over a generation's marts, read into pandas."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from warehouse import db, literals
+from warehouse.redact import _mark, redact
+from warehouse.sqlfiles import query_sql, query_template
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas as pd
+
+FRAMES = ("episodes", "events", "actors", "skills", "documents", "relations", "reconcile")
+SKIP_TEXT = {"ak_index_run.errors_json"}  # stable codes and counts, no indexed text
+# a marker left by redaction is not a secret, but `https://[REDACTED:email]@host` reads as URL credentials
+MARKER = re.compile(re.escape(_mark("KIND")).replace("KIND", r"[a-z\-]+"))  # the form redact() writes
+
+
+def _clean(value: str) -> bool:
+    again = redact(value)
+    return again == value or MARKER.sub("[R]", again or "") == MARKER.sub("[R]", value)
+
+
+def _text_cells(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every non-null VARCHAR cell of the ak_* marts → (key, clean): clean = redaction would change nothing.
+
+    Redaction is not idempotent on its own markers (`https://[REDACTED:email]@host` reads as URL credentials
+    and is re-marked), so markers compare as one token: a cell is clean when redacting it again only
+    re-marks what was already marked. The text is dropped here.
+    """
+    import pandas as pd
+
+    keys: list[str] = []
+    clean: list[bool] = []
+    for mart, column in con.execute(query_sql("quality_text_columns")).fetchall():
+        if f"{mart}.{column}" in SKIP_TEXT:
+            continue
+        sql = query_template("quality_text_column").format(mart=mart, column=column)
+        for key, value in con.execute(sql).fetchall():
+            keys.append(key)
+            clean.append(_clean(value))
+    return pd.DataFrame({"key": keys, "clean": clean})
+
+
+def _lake_cells(lake: Path | None) -> pd.DataFrame:
+    """Every non-null text cell of the Parquet lake (`bronze/<source>/<table>/*.parquet`) → (key, clean)."""
+    import pandas as pd
+
+    keys: list[str] = []
+    clean: list[bool] = []
+    tables = sorted(p for p in (lake / "bronze").glob("*/*") if p.is_dir()) if lake else []
+    con = db.connect(extensions=())
+    try:
+        for folder in tables:
+            if not any(folder.glob("*.parquet")):
+                continue
+            glob = literals.text(folder.as_posix() + "/*.parquet")
+            table = f"{folder.parent.name}.{folder.name}"
+            cols = con.execute(f"DESCRIBE SELECT * FROM read_parquet({glob}, union_by_name = true)").fetchall()
+            for column in (c[0] for c in cols if c[1] == "VARCHAR"):
+                sql = query_template("quality_lake_column").format(table=table, column=column, glob=glob)
+                for key, value in con.execute(sql).fetchall():
+                    keys.append(key)
+                    clean.append(_clean(value))
+    finally:
+        con.close()
+    return pd.DataFrame({"key": keys, "clean": clean})
+
+
+def read_frames(db_path: Path, lake: Path | None = None) -> dict[str, pd.DataFrame]:
+    """All frames of one generation file (opened read-only) and, when given, of the home's lake."""
+    con = db.connect(db_path, read_only=True)
+    try:
+        frames = {name: con.execute(query_sql(f"quality_{name}")).df() for name in FRAMES}
+        frames["text_cells"] = _text_cells(con)
+    finally:
+        con.close()
+    frames["lake_cells"] = _lake_cells(lake)
+    return frames
