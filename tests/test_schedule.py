@@ -149,6 +149,17 @@ def test_run_due_runs_the_latest_slot_once(src: Path, tmp_path: Path) -> None:
     assert sch.read_state(wh.paths)["last_slot"] == at(2030, 5, 9, 3).astimezone(UTC).isoformat()  # unchanged
 
 
+def test_a_scheduled_run_writes_the_report_when_asked(src: Path, tmp_path: Path) -> None:
+    wh = _home(src, tmp_path / "home", **{"reports.on_schedule": "true"})
+    doc = wh.schedule_run_due(now=at(2030, 5, 6, 3, 5))
+    files = doc["run"]["report"]["files"]
+    assert doc["run"]["outcome"] == "published" and doc["run"]["report"]["index_rev"] == doc["run"]["index_rev"]
+    html = Path(files["html"])
+    assert html.parent == wh.paths.home / "reports" and "<svg" in html.read_text(encoding="utf-8")
+    quiet = _home(src, tmp_path / "quiet")  # off by default: a run writes no report
+    assert "report" not in quiet.schedule_run_due(now=at(2030, 5, 6, 3, 5))["run"]
+
+
 def test_disabled_runs_nothing_and_says_so(src: Path, tmp_path: Path) -> None:
     wh = _home(src, tmp_path / "home", enabled="false")
     doc = wh.schedule_run_due(now=at(2030, 5, 6, 3, 5))

@@ -252,7 +252,7 @@ class Warehouse:
         return {
             "enabled": self.settings.enabled, "mode": s.mode, "times": list(s.times), "timezone": s.timezone,
             "zone": sch.zone_name(s.timezone), "catch_up": s.catch_up, "stale_after_hours": s.stale_after_hours,
-            "run_on_start_if_stale": s.run_on_start_if_stale, "reports": s.reports,
+            "run_on_start_if_stale": s.run_on_start_if_stale, "reports": self.settings.reports.on_schedule,
             "now": now.astimezone(tz).isoformat(),
             "next_runs": [t.astimezone(tz).isoformat() for t in sch.next_runs(s, now)] if self.settings.enabled else [],
             "last_run": {k: last.get(k) for k in ("run_id", "mode", "outcome", "started_at", "finished_at",
@@ -297,11 +297,21 @@ class Warehouse:
                     return {**doc, "reason": "locked", "error": e.to_dict()}
                 result = {"outcome": "failed", "error": e.to_dict()}
             # (a KeyboardInterrupt — the daemon abandoning a run — records nothing: the slot stays due)
-            # report generation (`akw report`, settings schedule.reports) is to be attached here
+            if self.settings.reports.on_schedule and result.get("outcome") in ("published", "noop"):
+                result["report"] = self._scheduled_report()
             sch.write_state(self.paths, {"last_slot": d.slot.isoformat() if d.slot else state.get("last_slot"),
                                          "last_started_at": now.isoformat(), "last_reason": d.reason,
                                          "last_outcome": result.get("outcome"), "last_run_id": result.get("run_id")})
             return {**doc, "ran": True, "run": result}
+
+    def _scheduled_report(self) -> dict[str, Any]:
+        """`akw report` after a good scheduled run (reports.on_schedule), into `reports/` under the home;
+        a report that cannot be written is said in the run's answer, it never fails the run."""
+        try:
+            doc = self.report(self.paths.home / "reports")
+            return {"files": doc.get("files"), "index_rev": doc.get("index_rev")}
+        except KnowledgeError as e:
+            return {"error": e.to_dict()}
 
     def schedule_install(self) -> dict[str, Any]:
         """A crontab line and a systemd user timer + service that call `akw schedule run-due` (installs nothing)."""

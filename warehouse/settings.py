@@ -40,9 +40,6 @@ class Schedule(_Strict):
     catch_up: Literal["latest", "none"] = "latest"
     stale_after_hours: int = Field(default=24, ge=1, le=24 * 365)
     run_on_start_if_stale: bool = True
-    # report generation (`akw report`) hangs off the same slots once it exists: a scheduled run then
-    # also renders the reports (docs/operations.md "Schedule"); nothing reads it yet
-    reports: bool = False
 
     @field_validator("timezone")
     @classmethod
