@@ -115,24 +115,11 @@ class Warehouse:
         return status(self.paths, self.settings)
 
     def sql(self, query: str, limit: int = 1000) -> dict[str, Any]:
-        """Run one read-only query on the published generation (no file or network access from SQL)."""
-        from warehouse import generation
+        """Run one read-only statement on the published generation (no file or network access from SQL),
+        interrupted past `query.timeout_s` (KNOWLEDGE_LIMIT)."""
+        from warehouse import query as sql_query
 
-        con, gen = generation.open_current(self.paths.generations)
-        try:
-            con.execute("SET enable_external_access = false")
-            con.execute("SET lock_configuration = true")
-            cur = con.execute(query)
-            cols = [d[0] for d in cur.description] if cur.description else []
-            rows = cur.fetchmany(limit + 1)
-        except KnowledgeError:
-            raise
-        except Exception as e:
-            raise KnowledgeError(Code.QUERY_INVALID, f"{type(e).__name__}: {e}") from e
-        finally:
-            con.close()
-        return {"index_rev": gen.index_rev, "columns": cols, "rows": [list(r) for r in rows[:limit]],
-                "truncated": len(rows) > limit}
+        return sql_query.run(self.paths.generations, query, limit, self.settings.query)
 
     def search(self, request: dict[str, Any] | str) -> dict[str, Any]:
         """`knowledge_search` v1: a request document in, the response document out (contract 000)."""

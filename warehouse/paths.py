@@ -71,8 +71,30 @@ class Paths:
     def logs(self) -> Path:
         return self.home / "logs"
 
+    @property
+    def spill(self) -> Path:
+        return self.home / "spill"
+
     def ensure(self) -> None:
-        """Create the warehouse folders private to the user (0700, spec §6)."""
+        """Create the warehouse folders private to the user (0700 whatever the umask, spec §6)."""
         for p in (self.home, self.lake, self.state_dir, self.logs):
-            p.mkdir(parents=True, exist_ok=True)
-            os.chmod(p, 0o700)
+            private_dir(p)
+
+
+def private_dir(path: Path) -> Path:
+    """`mkdir -p` where every folder this creates is 0700 whatever the umask (`os.makedirs` gives the
+    intermediate ones the umask's mode); an existing `path` is made 0700 too."""
+    missing: list[Path] = []
+    p = path
+    while not p.exists():
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        try:
+            d.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
+        os.chmod(d, 0o700)
+    if path not in missing and not path.is_symlink():
+        os.chmod(path, 0o700)
+    return path

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from warehouse.paths import Paths
+from warehouse.paths import Paths, private_dir
 
 
 def runs_log(paths: Paths) -> Path:
@@ -20,7 +20,7 @@ def runs_log(paths: Paths) -> Path:
 
 def append_run(paths: Paths, record: dict[str, Any]) -> None:
     """Append one record; the file is created 0600 (records name sources and errors)."""
-    paths.state_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(paths.state_dir)
     fd = os.open(runs_log(paths), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     with os.fdopen(fd, "a", encoding="utf-8") as f:
         f.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
