@@ -3,6 +3,7 @@ database instance; `akw sql` is one statement, under a deadline, spilling into i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -83,10 +84,8 @@ def test_two_concurrent_spilling_sql_processes_each_get_their_own_folder(home) -
             if d == stale:
                 continue
             seen.add(d.name)
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 modes.add(stat.S_IMODE(d.stat().st_mode))
-            except FileNotFoundError:
-                pass
     outs = [p.communicate() for p in procs]
     for p, (o, e) in zip(procs, outs, strict=True):
         assert p.returncode == 0, e

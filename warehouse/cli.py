@@ -314,12 +314,13 @@ def _print_env(env: dict[str, str]) -> None:
 # -- reindex ----------------------------------------------------------------------------------
 def _print_extract(doc: dict[str, Any]) -> None:
     t = Table(title=f"extract ({doc['duration_s']} s, {doc['files_written']} files written)")
-    for c in ("source", "seen", "changed", "unchanged", "failed", "removed", "rows written", "errors"):
-        t.add_column(c, justify="right" if c not in ("source", "errors") else "left")
+    for c in ("source", "root", "seen", "changed", "unchanged", "failed", "removed", "rows written", "errors"):
+        t.add_column(c, justify="right" if c not in ("source", "root", "errors") else "left")
     for s in doc["sources"]:
         u = s["units"]
         errs = ", ".join(sorted({e["code"] for e in s["errors"]})) or "-"
-        t.add_row(Text(s["source"]), *(str(u[k]) for k in ("seen", "changed", "unchanged", "failed", "removed")),
+        t.add_row(Text(s["source"]), Text(s.get("root", "ok")),
+                  *(str(u[k]) for k in ("seen", "changed", "unchanged", "failed", "removed")),
                   Text(_text(s["rows_written"])), errs)
     out.print(t)
 
@@ -365,6 +366,13 @@ def _print_status(d: dict[str, Any]) -> None:
     if d["last_run"]:
         lr = d["last_run"]
         out.print(f"last run: {lr['mode']} {lr['outcome']} at {lr['finished_at']} ({lr['duration_s']} s)")
+    if d.get("reason"):
+        out.print("reason: " + escape(d["reason"]) + (f"\nfix: {escape(d['fix'])}" if d.get("fix") else ""))
+    for n in d.get("notes", []):
+        out.print(f"[yellow]{n['code']}[/yellow] " + escape(n["message"]))
+    for name, r in d.get("roots", {}).items():
+        if r["state"] != "ok":
+            out.print(f"  source {name}: {r['state']} ({r['root']})", markup=False, highlight=False)
     for name, c in sorted(d["counts"].items()):
         out.print(f"  {name:<18} {_text(c)}", markup=False)
     for e in d["errors"]:

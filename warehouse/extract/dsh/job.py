@@ -19,7 +19,7 @@ from typing import Any
 import polars as pl
 
 from warehouse.errors import Code
-from warehouse.extract.base import ExtractContext, SourceReport
+from warehouse.extract.base import ExtractContext, SourceReport, inside, skipped
 from warehouse.extract.dsh.parse import (
     ARTIFACTS_SCHEMA,
     EVENTS_SCHEMA,
@@ -218,7 +218,8 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
                   sig: str) -> None:
     unit, key, home = f"session:{sf.session_id}", unit_key(sf.session_id), ctx.paths.dsh_home
     ws = reg.entry_for(sf.workspace_id, sf.session_id)
-    proj_raw = _read(home / "storages" / "session_projcache" / "sessions" / f"{sf.session_id}.json")
+    proj_path = home / "storages" / "session_projcache" / "sessions" / f"{sf.session_id}.json"
+    proj_raw = _read(proj_path) if inside(proj_path, home) else None  # a link out counts as no projection
     proj = _projection(_json(proj_raw))
     rep.units_seen += 1
     if ctx.excluded_session(sf.session_id) or ctx.excluded_workspace(
@@ -301,6 +302,10 @@ def extract(ctx: ExtractContext) -> SourceReport:
     _sync_registry(ctx, rep, reg, keep, sig)
     files = discover(home)
     for sf in files:
+        if not inside(sf.path, home / "sessions"):  # a session file linked from elsewhere: never read
+            rep.units_seen += 1
+            skipped(ctx, rep, f"session:{sf.session_id}", "session log is a link out of the DSH sessions folder")
+            continue
         try:
             _sync_session(ctx, rep, sf, reg, keep, sig)
         except Exception as e:  # isolation: one session's bug never stops the others
