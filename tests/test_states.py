@@ -16,7 +16,6 @@ import pytest
 
 import akw_fixtures
 from warehouse.api import Warehouse
-from warehouse.errors import KnowledgeError
 from warehouse.paths import Paths
 
 AKW = [sys.executable, "-m", "warehouse"]

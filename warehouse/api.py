@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from warehouse.errors import Code, KnowledgeError, refusing_hostile_input
+from warehouse.errors import MAX_REQUEST_BYTES, Code, KnowledgeError, refusing_hostile_input, request_too_large
 from warehouse.paths import Paths
 from warehouse.search.contract import SearchRequest, parse_request, response_dict
 from warehouse.search.request import search_request
@@ -42,6 +42,8 @@ DEMO_DISPATCH = {
 
 def _parse(request: dict[str, Any] | str) -> SearchRequest:
     """Validate a request; hostile shapes that escape pydantic are still `KNOWLEDGE_INVALID_REQUEST`."""
+    if isinstance(request, str) and len(request) > MAX_REQUEST_BYTES:
+        raise request_too_large(len(request))
     with refusing_hostile_input():
         req = parse_request(request)
         req.model_dump_json()  # a lone surrogate (undecodable bytes) cannot be stored or printed: refuse it now
@@ -161,6 +163,8 @@ class Warehouse:
         from warehouse.dispatch.service import dispatch
 
         self._require_enabled()
+        if isinstance(request, str) and len(request) > MAX_REQUEST_BYTES:
+            raise request_too_large(len(request))
         return dispatch(self.paths, self.settings, self.engine, request, requested_by or f"api:{os_user()}")
 
     def dispatch_list(self) -> dict[str, Any]:

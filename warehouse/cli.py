@@ -32,7 +32,7 @@ except ImportError:  # older Typer runs on click itself
 
 from warehouse import __version__
 from warehouse.api import Warehouse, os_user, search_request
-from warehouse.errors import Code, KnowledgeError
+from warehouse.errors import MAX_REQUEST_BYTES, Code, KnowledgeError, request_too_large
 from warehouse.redact import redact
 
 Tick = Callable[[str, int, int | None], None]
@@ -443,10 +443,16 @@ def _print_search(d: dict[str, Any]) -> None:
 def _read_request(source: str) -> str:
     """The request document from a file or stdin (`-`), as UTF-8: unreadable input is the caller's mistake."""
     try:
-        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+        if source == "-":
+            data = sys.stdin.buffer.read(MAX_REQUEST_BYTES + 1)
+        else:
+            with open(source, "rb") as fh:  # at most one byte past the cap: /dev/zero is refused at once
+                data = fh.read(MAX_REQUEST_BYTES + 1)
     except OSError as e:
         raise KnowledgeError(Code.INVALID_REQUEST, f"--request: cannot read {source} ({e.strerror})",
                              field="request") from None
+    if len(data) > MAX_REQUEST_BYTES:
+        raise request_too_large()
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:

@@ -246,13 +246,17 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
             rep.units_unchanged += 1
             return
         parsed = parse_log(sf.session_id, decode(raw), ctx.excluded_path)
-        if raw and not parsed.header and not parsed.events:  # random bytes behind a zstd magic, say
-            raise CorruptLog("no readable line")
+        if not parsed.header and not parsed.events:  # empty, or random bytes behind a zstd magic
+            raise CorruptLog("no readable line" if raw else "empty session log")
+        if not parsed.header:  # events without the session header line: counted as a bad line
+            parsed.stats["lines_bad"] += 1
         frames, torn = frame_info(raw)
         parsed.stats["truncated_tail"] = parsed.stats["truncated_tail"] or torn
-    except (OSError, CorruptLog) as e:
+    except (OSError, CorruptLog) as e:  # the unit keeps its last good rows
         rep.degraded = True
-        ctx.unit_failed(rep, unit, Code.SOURCE_CORRUPT.value, f"{sf.path.relative_to(home).as_posix()}: {e}")
+        code = Code.SOURCE_CORRUPT if isinstance(e, CorruptLog) else Code.SOURCE_UNAVAILABLE
+        why = str(e) if isinstance(e, CorruptLog) else f"unreadable ({type(e).__name__})"
+        ctx.unit_failed(rep, unit, code.value, f"{sf.path.relative_to(home).as_posix()}: {why}")
         return
     row = _session_row(sf, home, parsed, frames, ws, proj, revision)
     for table, df in (("sessions", to_frame([row], SESSIONS_SCHEMA)),
@@ -261,6 +265,8 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
         rep.add_rows(table, ctx.lake.write_unit(SOURCE, table, key, df))
     rep.units_changed += 1
     counts = {k: int(row[k]) for k in ("events", "events_replayed", "lines_bad", "artifacts", "frames")}
+    counts["header_missing"] = int(not parsed.header)
+    counts["projection_bad"] = int(proj_raw is not None and not isinstance(_json(proj_raw), dict))
     ctx.unit_ok(rep, unit, revision, counts=counts, schema_version=to_str(parsed.header.get("version")),
                 cursor={**ident, "sha256": sha, "context": context, "revision": revision})
 
