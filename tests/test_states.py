@@ -128,22 +128,39 @@ def test_a_corrupt_registry_on_a_first_run_reports_the_code_source(src: Path, tm
 
 
 # -- a reindex killed during extract ---------------------------------------------------------------
-@pytest.mark.parametrize("after_s", [0.3, 1.0, 2.0])
-@pytest.mark.parametrize("mode", ["full"])
-def test_a_reindex_killed_during_extract_leaves_an_honest_status(src: Path, tmp_path: Path, after_s: float,
-                                                                 mode: str) -> None:
+def _new_parquet(home: Path, source: str, table: str, since: float) -> bool:
+    d = home / "lake" / "bronze" / source / table
+    try:
+        return any(p.name != "_schema.parquet" and p.stat().st_mtime >= since for p in d.glob("*.parquet"))
+    except FileNotFoundError:
+        return False
+
+
+KILL_POINTS = {  # where the run is when it is killed: the first new lake file of a source, or the build
+    "extract:dsh": lambda h, t: _new_parquet(h, "dsh", "events", t),
+    "extract:autoclaw": lambda h, t: _new_parquet(h, "autoclaw", "ac_accounts", t),
+    "extract:code": lambda h, t: _new_parquet(h, "code", "code_chunks", t),
+    "build": lambda h, t: any((h / "generations").glob(".building-*.duckdb")),
+}
+
+
+@pytest.mark.parametrize("point", sorted(KILL_POINTS))
+def test_a_reindex_killed_mid_run_leaves_an_honest_status(src: Path, tmp_path: Path, point: str) -> None:
     dst, wh = _built_copy(src, tmp_path)
     before = wh.status()
-    env = _env(DSH_HOME=dst / "dsh", AUTOCLAW_ROOT=dst / "autoclaw", AKW_HOME=tmp_path / "akw")
-    p = subprocess.Popen([*AKW, "reindex", "--mode", mode, "--json"], env=env, stdout=subprocess.DEVNULL,
+    home = tmp_path / "akw"
+    env = _env(DSH_HOME=dst / "dsh", AUTOCLAW_ROOT=dst / "autoclaw", AKW_HOME=home)
+    p = subprocess.Popen([*AKW, "reindex", "--mode", "full", "--json"], env=env, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
-    marker = tmp_path / "akw" / "state" / "run.inprogress"
-    deadline = time.monotonic() + 60
+    marker = home / "state" / "run.inprogress"
+    deadline = time.monotonic() + 120
     while not marker.exists() and p.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    time.sleep(after_s)
+        time.sleep(0.001)
+    since = marker.stat().st_mtime if marker.exists() else time.time()
+    while p.poll() is None and not KILL_POINTS[point](home, since) and time.monotonic() < deadline:
+        time.sleep(0.001)
     if p.poll() is not None:
-        pytest.skip("the run finished before the kill point")
+        pytest.skip(f"the run finished before the kill point {point}")
     os.kill(p.pid, signal.SIGKILL)
     p.wait()
     st = wh.status()
@@ -151,7 +168,9 @@ def test_a_reindex_killed_during_extract_leaves_an_honest_status(src: Path, tmp_
     assert st["counts"] == before["counts"] and st["documents"] == before["documents"] > 0
     assert st["interrupted_run"] and not st["interrupted_run"]["alive"]
     assert [n["code"] for n in st["notes"]] == ["KNOWLEDGE_REINDEX_INTERRUPTED"]
+    assert st["state"] in ("ready", "degraded")  # describes the published generation, with the note
     rep = wh.reindex()  # the next run finishes the work and the note goes away
     assert rep["outcome"] in ("published", "noop")
     st = wh.status()
     assert st["state"] == "ready" and not st["notes"] and st["documents"] == before["documents"]
+    assert wh.search_text("mysql access", limit=3)["lanes"]["episodes"]["items"]
