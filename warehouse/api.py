@@ -13,6 +13,7 @@ from warehouse.search.contract import SearchRequest, parse_request, response_dic
 from warehouse.search.request import search_request
 from warehouse.search.service import SearchEngine
 from warehouse.settings import Settings
+from warehouse.source_roots import root_states
 from warehouse.state import load_all_units
 
 if TYPE_CHECKING:  # the extract stack (polars, pyarrow) is imported only by processes that extract
@@ -189,6 +190,7 @@ class Warehouse:
         return {
             "paths": {"dsh_home": str(self.paths.dsh_home), "autoclaw_root": str(self.paths.autoclaw_root),
                       "home": str(self.paths.home)},
+            "roots": {name: r.to_dict() for name, r in root_states(self.paths, self.settings).items()},
             "sources": summary,
             "units": units,
         }
