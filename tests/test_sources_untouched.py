@@ -22,7 +22,6 @@ from pathlib import Path
 import akw_fixtures
 from warehouse.api import Warehouse
 
-
 APP = """
 import sqlite3, sys
 app = sqlite3.connect(sys.argv[1])

@@ -75,7 +75,8 @@ def test_two_concurrent_spilling_sql_processes_each_get_their_own_folder(home) -
     stale = spill / "999999999-1"  # a dead process's folder (kill -9): swept at the next start
     stale.mkdir(parents=True, exist_ok=True)
     (stale / "duckdb_temp_block-1.block").write_bytes(b"x")
-    procs = [subprocess.Popen([*AKW, "sql", SPILL, "--json"], env={**home["env"]}, stdout=subprocess.PIPE,
+    env = {**home["env"], "AKW_QUERY__TIMEOUT_S": "600"}  # a loaded machine must not turn this into a timeout
+    procs = [subprocess.Popen([*AKW, "sql", SPILL, "--json"], env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for _ in range(2)]
     seen: set[str] = set()
     modes: set[int] = set()
@@ -88,7 +89,7 @@ def test_two_concurrent_spilling_sql_processes_each_get_their_own_folder(home) -
                 modes.add(stat.S_IMODE(d.stat().st_mode))
     outs = [p.communicate() for p in procs]
     for p, (o, e) in zip(procs, outs, strict=True):
-        assert p.returncode == 0, e
+        assert p.returncode == 0, o + e
         assert json.loads(o)["rows"][0][0] == 4000000
     pids = {str(p.pid) for p in procs}
     assert pids <= {n.split("-")[0] for n in seen}  # one folder per process
@@ -99,7 +100,7 @@ def test_two_concurrent_spilling_sql_processes_each_get_their_own_folder(home) -
 
 
 def test_spill_past_the_cap_is_a_limit(home) -> None:
-    env = {**home["env"], "AKW_QUERY__SPILL_LIMIT": "1MB"}
+    env = {**home["env"], "AKW_QUERY__SPILL_LIMIT": "1MB", "AKW_QUERY__TIMEOUT_S": "600"}
     p = subprocess.run([*AKW, "sql", SPILL, "--json"], env=env, capture_output=True, text=True)
     assert p.returncode != 0
     err = json.loads(p.stdout or p.stderr)

@@ -38,7 +38,9 @@ def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dic
     roots = root_states(paths, settings)
     in_progress = run_in_progress(paths)
     notes = _notes(in_progress)
-    documents = int((build.get("counts") or {}).get("ak_document", 0)) if gen else 0
+    # None: the run log that built the published generation is gone (state/ deleted): unknown, not zero
+    doc_count = (build.get("counts") or {}).get("ak_document")
+    documents = (int(doc_count) if doc_count is not None else None) if gen else 0
     last_ok_at = _parse(last_ok.get("finished_at")) if last_ok else None
     stale = last_ok_at is not None and now - last_ok_at > timedelta(hours=settings.schedule.stale_after_hours)
     vanished = [r for r in roots.values() if r.state == "unavailable"]
