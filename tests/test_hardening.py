@@ -185,3 +185,21 @@ def test_a_huge_request_file_and_string_are_refused(tmp_path: Path) -> None:
     with pytest.raises(KnowledgeError) as e:
         Warehouse.open(home=tmp_path / "akw").search(big.read_text())
     assert e.value.code == "KNOWLEDGE_LIMIT"
+
+
+def test_a_file_that_cannot_be_opened_as_a_file_is_unreadable_not_binary(tmp_path: Path) -> None:
+    """The walker lists regular files; one replaced meanwhile by a FIFO or a folder is UNREADABLE at
+    once (never blocks on the FIFO) and not counted as "binary"."""
+    from warehouse.extract.code.job import UNREADABLE, _chunk_file
+    from warehouse.extract.code.walk import FileStat
+    from warehouse.extract.registry import Workspace
+
+    ws = Workspace("w", str(tmp_path))
+    os.mkfifo(tmp_path / "pipe.py")
+    (tmp_path / "dir.py").mkdir()
+    (tmp_path / "bin.dat").write_bytes(b"\0\1\2")
+    t0 = time.monotonic()
+    assert _chunk_file(ws, FileStat("pipe.py", str(tmp_path / "pipe.py"), 0, 0)) is UNREADABLE
+    assert _chunk_file(ws, FileStat("dir.py", str(tmp_path / "dir.py"), 0, 0)) is UNREADABLE
+    assert _chunk_file(ws, FileStat("bin.dat", str(tmp_path / "bin.dat"), 3, 0)) is None
+    assert time.monotonic() - t0 < 5
