@@ -50,7 +50,7 @@ def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dic
     elif gen is None or documents == 0:
         state = "not_ready"
         if vanished:
-            reason, fix = "; ".join(r.message or r.source for r in vanished), vanished[0].fix
+            reason, fix = _missing(vanished)
         elif gen is not None:
             reason, fix = "the published index holds no documents", "check DSH_HOME / AUTOCLAW_ROOT (akw sources)"
         elif last is not None and last.get("outcome") == "failed":
@@ -61,8 +61,8 @@ def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dic
     elif vanished or errors or (last is not None and last.get("outcome") == "failed"):
         state = "degraded"
         if vanished:
-            reason = "; ".join(r.message or r.source for r in vanished) + " (the index keeps its last good data)"
-            fix = vanished[0].fix
+            reason, fix = _missing(vanished)
+            reason += " (the index keeps its last good data)"
         elif errors:
             reason = f"{len(errors)} source unit(s) could not be read; their last good data is kept"
             fix = "see errors[] (akw sources), fix or remove the named files, then run `akw reindex`"
@@ -99,6 +99,12 @@ def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dic
             for name, s in sorted(per_source.items()) if s["error"]
         ],
     }
+
+
+def _missing(vanished: list[Any]) -> tuple[str, str]:
+    """One reason and one fix for the missing roots (skills and code repeat the DSH home's)."""
+    return ("; ".join(dict.fromkeys(r.message or r.source for r in vanished)),
+            "; ".join(dict.fromkeys(r.fix for r in vanished if r.fix)))
 
 
 def _units(units: list[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
