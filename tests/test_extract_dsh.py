@@ -174,7 +174,9 @@ def test_corrupt_and_unreadable_files_fail_alone(run: Run) -> None:
     rep, _ = run()
     assert rep.units_failed == 3 and rep.degraded
     assert sorted(e["unit"] for e in rep.errors) == ["session:s-corrupt", "session:s-dir", "session:s-junk"]
-    assert {e["code"] for e in rep.errors} == {"KNOWLEDGE_SOURCE_CORRUPT"}
+    assert {e["unit"]: e["code"] for e in rep.errors} == {  # unreadable is not corrupt (issue 13)
+        "session:s-corrupt": "KNOWLEDGE_SOURCE_CORRUPT", "session:s-dir": "KNOWLEDGE_SOURCE_UNAVAILABLE",
+        "session:s-junk": "KNOWLEDGE_SOURCE_CORRUPT"}
     assert run.table("sessions")["session_id"].to_list() == ["s-good"]
     units = run.state()["units"]
     assert units["session:s-corrupt"]["status"] == "error"

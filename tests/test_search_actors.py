@@ -20,7 +20,6 @@ from warehouse.evaluation.runner import DEFAULT_GOLDEN
 from warehouse.search import fusion
 from warehouse.search.contract import SearchResponse, invariant_violations
 from warehouse.search.messages import msg
-from warehouse.search.service import SEARCH_MEMORY, SEARCH_THREADS
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +42,7 @@ def q(wh: Warehouse, query: str, **kw: Any) -> dict[str, Any]:
 
 def rows(wh: Warehouse, sql: str) -> list[tuple]:
     """Rows of the published generation, read beside the search engine (same DuckDB configuration)."""
-    con, _ = generation.open_current(wh.paths.generations, memory_limit=SEARCH_MEMORY, threads=SEARCH_THREADS)
+    con, _ = generation.open_current(wh.paths.generations)
     try:
         return con.execute(sql).fetchall()
     finally:

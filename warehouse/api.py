@@ -8,12 +8,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from warehouse.errors import Code, KnowledgeError, refusing_hostile_input
+from warehouse.errors import MAX_REQUEST_BYTES, Code, KnowledgeError, refusing_hostile_input, request_too_large
 from warehouse.paths import Paths
 from warehouse.search.contract import SearchRequest, parse_request, response_dict
 from warehouse.search.request import search_request
 from warehouse.search.service import SearchEngine
 from warehouse.settings import Settings
+from warehouse.source_roots import root_states
 from warehouse.state import load_all_units
 
 if TYPE_CHECKING:  # the extract stack (polars, pyarrow) is imported only by processes that extract
@@ -43,6 +44,8 @@ DEMO_DISPATCH = {
 
 def _parse(request: dict[str, Any] | str) -> SearchRequest:
     """Validate a request; hostile shapes that escape pydantic are still `KNOWLEDGE_INVALID_REQUEST`."""
+    if isinstance(request, str) and len(request) > MAX_REQUEST_BYTES:
+        raise request_too_large(len(request))
     with refusing_hostile_input():
         req = parse_request(request)
         req.model_dump_json()  # a lone surrogate (undecodable bytes) cannot be stored or printed: refuse it now
@@ -118,24 +121,11 @@ class Warehouse:
         return status(self.paths, self.settings)
 
     def sql(self, query: str, limit: int = 1000) -> dict[str, Any]:
-        """Run one read-only query on the published generation (no file or network access from SQL)."""
-        from warehouse import generation
+        """Run one read-only statement on the published generation (no file or network access from SQL),
+        interrupted past `query.timeout_s` (KNOWLEDGE_LIMIT)."""
+        from warehouse import query as sql_query
 
-        con, gen = generation.open_current(self.paths.generations)
-        try:
-            con.execute("SET enable_external_access = false")
-            con.execute("SET lock_configuration = true")
-            cur = con.execute(query)
-            cols = [d[0] for d in cur.description] if cur.description else []
-            rows = cur.fetchmany(limit + 1)
-        except KnowledgeError:
-            raise
-        except Exception as e:
-            raise KnowledgeError(Code.QUERY_INVALID, f"{type(e).__name__}: {e}") from e
-        finally:
-            con.close()
-        return {"index_rev": gen.index_rev, "columns": cols, "rows": [list(r) for r in rows[:limit]],
-                "truncated": len(rows) > limit}
+        return sql_query.run(self.paths.generations, query, limit, self.settings.query)
 
     def search(self, request: dict[str, Any] | str) -> dict[str, Any]:
         """`knowledge_search` v1: a request document in, the response document out (contract 000)."""
@@ -209,6 +199,8 @@ class Warehouse:
         from warehouse.dispatch.service import dispatch
 
         self._require_enabled()
+        if isinstance(request, str) and len(request) > MAX_REQUEST_BYTES:
+            raise request_too_large(len(request))
         return dispatch(self.paths, self.settings, self.engine, request, requested_by or f"api:{os_user()}")
 
     def dispatch_list(self) -> dict[str, Any]:
@@ -233,6 +225,7 @@ class Warehouse:
         return {
             "paths": {"dsh_home": str(self.paths.dsh_home), "autoclaw_root": str(self.paths.autoclaw_root),
                       "home": str(self.paths.home)},
+            "roots": {name: r.to_dict() for name, r in root_states(self.paths, self.settings).items()},
             "sources": summary,
             "units": units,
         }

@@ -32,7 +32,7 @@ except ImportError:  # older Typer runs on click itself
 
 from warehouse import __version__
 from warehouse.api import Warehouse, os_user, search_request
-from warehouse.errors import Code, KnowledgeError
+from warehouse.errors import MAX_REQUEST_BYTES, Code, KnowledgeError, request_too_large
 from warehouse.redact import redact
 
 Tick = Callable[[str, int, int | None], None]
@@ -317,12 +317,13 @@ def _print_env(env: dict[str, str]) -> None:
 # -- reindex ----------------------------------------------------------------------------------
 def _print_extract(doc: dict[str, Any]) -> None:
     t = Table(title=f"extract ({doc['duration_s']} s, {doc['files_written']} files written)")
-    for c in ("source", "seen", "changed", "unchanged", "failed", "removed", "rows written", "errors"):
-        t.add_column(c, justify="right" if c not in ("source", "errors") else "left")
+    for c in ("source", "root", "seen", "changed", "unchanged", "failed", "removed", "rows written", "errors"):
+        t.add_column(c, justify="right" if c not in ("source", "root", "errors") else "left")
     for s in doc["sources"]:
         u = s["units"]
         errs = ", ".join(sorted({e["code"] for e in s["errors"]})) or "-"
-        t.add_row(Text(s["source"]), *(str(u[k]) for k in ("seen", "changed", "unchanged", "failed", "removed")),
+        t.add_row(Text(s["source"]), Text(s.get("root", "ok")),
+                  *(str(u[k]) for k in ("seen", "changed", "unchanged", "failed", "removed")),
                   Text(_text(s["rows_written"])), errs)
     out.print(t)
 
@@ -368,6 +369,13 @@ def _print_status(d: dict[str, Any]) -> None:
     if d["last_run"]:
         lr = d["last_run"]
         out.print(f"last run: {lr['mode']} {lr['outcome']} at {lr['finished_at']} ({lr['duration_s']} s)")
+    if d.get("reason"):
+        out.print("reason: " + escape(d["reason"]) + (f"\nfix: {escape(d['fix'])}" if d.get("fix") else ""))
+    for n in d.get("notes", []):
+        out.print(f"[yellow]{n['code']}[/yellow] " + escape(n["message"]))
+    for name, r in d.get("roots", {}).items():
+        if r["state"] != "ok":
+            out.print(f"  source {name}: {r['state']} ({r['root']})", markup=False, highlight=False)
     for name, c in sorted(d["counts"].items()):
         out.print(f"  {name:<18} {_text(c)}", markup=False)
     for e in d["errors"]:
@@ -438,10 +446,16 @@ def _print_search(d: dict[str, Any]) -> None:
 def _read_request(source: str) -> str:
     """The request document from a file or stdin (`-`), as UTF-8: unreadable input is the caller's mistake."""
     try:
-        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+        if source == "-":
+            data = sys.stdin.buffer.read(MAX_REQUEST_BYTES + 1)
+        else:
+            with open(source, "rb") as fh:  # at most one byte past the cap: /dev/zero is refused at once
+                data = fh.read(MAX_REQUEST_BYTES + 1)
     except OSError as e:
         raise KnowledgeError(Code.INVALID_REQUEST, f"--request: cannot read {source} ({e.strerror})",
                              field="request") from None
+    if len(data) > MAX_REQUEST_BYTES:
+        raise request_too_large()
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:

@@ -22,14 +22,17 @@ def extension_directory() -> str:
 
 
 def connect(path: str | Path = ":memory:", read_only: bool = False, memory_limit: str = "1GB",
-            threads: int = 2, extensions: tuple[str, ...] = ("fts",)) -> duckdb.DuckDBPyConnection:
-    config = {
+            threads: int = 2, extensions: tuple[str, ...] = ("fts",),
+            temp_directory: str | None = None) -> duckdb.DuckDBPyConnection:
+    config: dict[str, str | int | bool] = {
         "extension_directory": extension_directory(),
         "autoinstall_known_extensions": False,
         "autoload_known_extensions": False,
         "memory_limit": memory_limit,
         "threads": threads,
     }
+    if temp_directory is not None:
+        config["temp_directory"] = temp_directory
     con = duckdb.connect(str(path), read_only=read_only, config=config)
     for ext in extensions:
         con.execute(f"LOAD {ext}")

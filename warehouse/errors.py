@@ -52,6 +52,15 @@ class KnowledgeError(Exception):
         return out
 
 
+MAX_REQUEST_BYTES = 1_000_000  # a search/dispatch request document; real ones are a few KB
+
+
+def request_too_large(size: int | None = None) -> KnowledgeError:
+    """The one refusal of an oversized request document (`--request /dev/zero`, a huge file or string)."""
+    return KnowledgeError(Code.LIMIT, f"request: larger than {MAX_REQUEST_BYTES} bytes", field="request",
+                          limit="request_bytes", max_bytes=MAX_REQUEST_BYTES, size=size)
+
+
 @contextmanager
 def refusing_hostile_input() -> Iterator[None]:
     """Request shapes that escape pydantic's validation are still `KNOWLEDGE_INVALID_REQUEST`: JSON

@@ -22,8 +22,9 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse import db
+from warehouse import db, spill
 from warehouse.errors import Code, KnowledgeError
+from warehouse.paths import private_dir
 
 POINTER = "CURRENT"
 
@@ -59,8 +60,7 @@ def discard_stale_builds(generations: Path) -> None:
 
 
 def new_build_path(generations: Path, index_rev: str) -> Path:
-    generations.mkdir(parents=True, exist_ok=True)
-    os.chmod(generations, 0o700)
+    private_dir(generations)
     discard_stale_builds(generations)
     return generations / f".building-{index_rev}-{os.getpid()}.duckdb"
 
@@ -87,17 +87,34 @@ def publish(generations: Path, build_path: Path, index_rev: str, published_at: s
     return Generation(final, index_rev, seq, published_at)
 
 
-def open_current(generations: Path, memory_limit: str = "512MB", threads: int = 2) -> tuple[duckdb.DuckDBPyConnection,
-                                                                                              Generation]:
-    """Open the published generation read-only; KNOWLEDGE_NOT_READY if none exists yet."""
+# The one reader policy of a process: DuckDB keeps one configuration per database file per process,
+# so search, cards, dispatch and `akw sql` all open the published generation with these settings.
+READER_MEMORY = "100MB"  # buffer pool of a search process: the hot index pages; RSS stays < 300 MB at 1M
+READER_THREADS = 1  # one thread: small statements pay twice the CPU with a second worker (measured)
+DEFAULT_SPILL_LIMIT = "2GB"  # `query.spill_limit`: the most one process may spill under `spill/`
+
+
+def open_current(generations: Path, spill_limit: str | None = None) -> tuple[duckdb.DuckDBPyConnection, Generation]:
+    """Open the published generation read-only with the reader policy; KNOWLEDGE_NOT_READY if none exists yet.
+
+    Spills go to this process's own folder `$AKW_HOME/spill/<pid>-…` (warehouse.spill), never to a
+    `<generation>.tmp` shared by every process. Once the index extension is loaded, file and network
+    access from SQL is switched off for the whole database instance."""
+    temp = spill.folder(generations.parent / "spill")
     for _ in range(3):  # a publish may swap the pointer between our read and our open
         gen = current(generations)
         if gen is None:
             raise KnowledgeError(Code.NOT_READY, "no index generation is published yet (run `akw reindex`)")
         try:
-            return db.connect(gen.path, read_only=True, memory_limit=memory_limit, threads=threads), gen
+            con = db.connect(gen.path, read_only=True, memory_limit=READER_MEMORY, threads=READER_THREADS,
+                             temp_directory=str(temp))
         except duckdb.IOException:
             time.sleep(0.05)
+            continue
+        con.execute("SET enable_external_access = false")
+        if spill_limit:
+            con.execute("SET max_temp_directory_size = ?", [spill_limit])
+        return con, gen
     raise KnowledgeError(Code.NOT_READY, "could not open the published generation")
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
+from warehouse.paths import private_dir
 from warehouse.redact import redact_frame
 
 _SAFE = re.compile(r"[^A-Za-z0-9._\-]")
@@ -68,7 +69,8 @@ class Lake:
         return {p.stem for p in d.glob("*.parquet") if p.name != SCHEMA_FILE} if d.exists() else set()
 
     def _write(self, df: pl.DataFrame, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.parent.is_dir():
+            private_dir(path.parent)  # lake/bronze/<source>/<table>: 0700 whatever the umask
         if self.redact:
             df = redact_frame(df)
         tmp = path.with_name(f".{path.name}.tmp")

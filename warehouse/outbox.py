@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from warehouse.generation import fsync_path
-from warehouse.paths import Paths
+from warehouse.paths import Paths, private_dir
 
 RECORD_SCHEMA = "akw.outbox/v1"
 _NAME = re.compile(r"assign-[0-9a-f]{24}\.json")
@@ -38,8 +38,7 @@ def record_path(paths: Paths, assignment_id: str) -> Path:
 
 
 def _ensure_dir(folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    os.chmod(folder, 0o700)
+    private_dir(folder)
 
 
 def write_once(paths: Paths, record: dict[str, Any]) -> tuple[bool, dict[str, Any]]:

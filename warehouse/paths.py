@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from dataclasses import dataclass
@@ -27,11 +28,34 @@ def default_autoclaw_root() -> Path:
     return base / AUTOCLAW_APP_DIRS[0]
 
 
+def default_data_home() -> Path:
+    """The user's data folder for the warehouse when no DSH home can hold it."""
+    if sys.platform == "win32":
+        return Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local")) / "agent-knowledge"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "agent-knowledge"
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "agent-knowledge"
+
+
+def default_home(dsh_home: Path) -> Path:
+    """`$DSH_HOME/storages/agent-knowledge` (spec 000/001) only in a real DSH home, one whose `storages/`
+    DSH itself created; otherwise the user data folder. A mistyped `DSH_HOME` never gets a warehouse
+    created inside it, which would make the typo look like an (empty) DSH home on the next run."""
+    storages = dsh_home / "storages"
+    if storages.is_dir() and not (storages / "agent-knowledge").is_symlink():
+        return storages / "agent-knowledge"
+    return default_data_home()
+
+
 @dataclass(frozen=True)
 class Paths:
     dsh_home: Path
     autoclaw_root: Path
     home: Path
+    # whether a root was given (flag or env var): a given root that does not exist is an error,
+    # a platform default that does not exist is an absent source
+    dsh_explicit: bool = True
+    autoclaw_explicit: bool = True
 
     @classmethod
     def resolve(
@@ -40,11 +64,13 @@ class Paths:
         autoclaw_root: str | Path | None = None,
         home: str | Path | None = None,
     ) -> Paths:
-        dsh = Path(dsh_home or os.environ.get("DSH_HOME") or Path.home() / ".dsh").expanduser()
+        dsh_given = dsh_home or os.environ.get("DSH_HOME")
+        dsh = Path(dsh_given or Path.home() / ".dsh").expanduser().absolute()
         ac = autoclaw_root or os.environ.get("AUTOCLAW_ROOT")
         ac_path = Path(ac).expanduser() if ac else default_autoclaw_root()
-        akw = home or os.environ.get("AKW_HOME") or dsh / "storages" / "agent-knowledge"
-        return cls(dsh_home=dsh.absolute(), autoclaw_root=ac_path.absolute(), home=Path(akw).expanduser().absolute())
+        akw = home or os.environ.get("AKW_HOME") or default_home(dsh)
+        return cls(dsh_home=dsh, autoclaw_root=ac_path.absolute(), home=Path(akw).expanduser().absolute(),
+                   dsh_explicit=bool(dsh_given), autoclaw_explicit=bool(ac))
 
     # -- warehouse-owned locations ------------------------------------------------
     @property
@@ -71,8 +97,28 @@ class Paths:
     def logs(self) -> Path:
         return self.home / "logs"
 
+    @property
+    def spill(self) -> Path:
+        return self.home / "spill"
+
     def ensure(self) -> None:
-        """Create the warehouse folders private to the user (0700, spec §6)."""
+        """Create the warehouse folders private to the user (0700 whatever the umask, spec §6)."""
         for p in (self.home, self.lake, self.state_dir, self.logs):
-            p.mkdir(parents=True, exist_ok=True)
-            os.chmod(p, 0o700)
+            private_dir(p)
+
+
+def private_dir(path: Path) -> Path:
+    """`mkdir -p` where every folder this creates is 0700 whatever the umask (`os.makedirs` gives the
+    intermediate ones the umask's mode); an existing `path` is made 0700 too."""
+    missing: list[Path] = []
+    p = path
+    while not p.exists():
+        missing.append(p)
+        p = p.parent
+    for d in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            d.mkdir(mode=0o700)
+        os.chmod(d, 0o700)
+    if path not in missing and not path.is_symlink():
+        os.chmod(path, 0o700)
+    return path

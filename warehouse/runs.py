@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from warehouse.paths import Paths
+from warehouse.paths import Paths, private_dir
 
 
 def runs_log(paths: Paths) -> Path:
@@ -20,7 +20,7 @@ def runs_log(paths: Paths) -> Path:
 
 def append_run(paths: Paths, record: dict[str, Any]) -> None:
     """Append one record; the file is created 0600 (records name sources and errors)."""
-    paths.state_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(paths.state_dir)
     fd = os.open(runs_log(paths), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     with os.fdopen(fd, "a", encoding="utf-8") as f:
         f.write(json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n")
@@ -39,3 +39,42 @@ def read_runs(paths: Paths) -> list[dict[str, Any]]:
         except ValueError:
             continue
     return out
+
+
+# -- the run in progress: a marker a killed run leaves behind ------------------------------------
+def _marker(paths: Paths) -> Path:
+    return paths.state_dir / "run.inprogress"  # not *.json: `reindex --mode full` clears those
+
+
+def mark_started(paths: Paths, info: dict[str, Any]) -> None:
+    """Note that a run started (pid, mode, start time); `mark_finished` removes the note."""
+    private_dir(paths.state_dir)
+    tmp = paths.state_dir / f".run.inprogress.{os.getpid()}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(json.dumps({**info, "pid": os.getpid()}, sort_keys=True))
+    tmp.replace(_marker(paths))
+
+
+def mark_finished(paths: Paths) -> None:
+    _marker(paths).unlink(missing_ok=True)
+
+
+def run_in_progress(paths: Paths) -> dict[str, Any] | None:
+    """The marker of a run that has not finished: `alive` says whether its process still runs
+    (False: it was killed, e.g. kill -9 or a power cut, before it could record an outcome)."""
+    try:
+        info = json.loads(_marker(paths).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    pid = info.get("pid")
+    alive = False
+    if isinstance(pid, int) and pid > 0:
+        try:
+            os.kill(pid, 0)
+            alive = True
+        except ProcessLookupError:
+            alive = False
+        except PermissionError:
+            alive = True
+    return {**info, "alive": alive}

@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from warehouse.errors import Code, KnowledgeError
+from warehouse.paths import private_dir
 
 SECTION = "agent-knowledge"
 ENV_PREFIX = "AKW_"
@@ -113,6 +114,14 @@ class Index(_Strict):
     code_max_file_bytes: int = Field(default=512_000, ge=1_000)
 
 
+class Query(_Strict):
+    """`akw sql` limits: past `timeout_s` a query is interrupted, past `spill_limit` of spill it fails
+    (both KNOWLEDGE_LIMIT)."""
+
+    timeout_s: float = Field(default=30.0, gt=0, le=24 * 3600)
+    spill_limit: str = Field(default="2GB", pattern=r"^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$")
+
+
 class Settings(_Strict):
     enabled: bool = True
     sources: Sources = Field(default_factory=Sources)
@@ -124,6 +133,7 @@ class Settings(_Strict):
     dispatch: Dispatch = Field(default_factory=Dispatch)
     index: Index = Field(default_factory=Index)
     reports: Reports = Field(default_factory=Reports)
+    query: Query = Field(default_factory=Query)
 
     # -- loading / saving -------------------------------------------------------
     @classmethod
@@ -142,7 +152,7 @@ class Settings(_Strict):
         return _validate(data)
 
     def save(self, config_file: Path) -> None:
-        config_file.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(config_file.parent)
         tmp = config_file.with_suffix(".tmp")
         tmp.write_text(yaml.safe_dump({SECTION: self.model_dump()}, sort_keys=False, allow_unicode=True))
         os.chmod(tmp, 0o600)

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from warehouse.paths import private_dir
 from warehouse.redact import redact
 
 
@@ -74,7 +75,7 @@ class SourceStore:
         text = json.dumps(data, sort_keys=True)
         if text == self._original:
             return False
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1), encoding="utf-8")
         os.chmod(tmp, 0o600)

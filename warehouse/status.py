@@ -7,9 +7,10 @@ from typing import Any
 
 from warehouse import generation
 from warehouse.paths import Paths
-from warehouse.runs import read_runs
+from warehouse.runs import read_runs, run_in_progress
 from warehouse.schedule import next_run
 from warehouse.settings import Settings
+from warehouse.source_roots import root_states
 from warehouse.state import load_all_units
 
 
@@ -20,12 +21,93 @@ def _parse(ts: str | None) -> datetime | None:
 
 
 def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dict[str, Any]:
+    """The published generation, the sources as they are now, and what the last and any interrupted
+    run did; `state` is one of ready | not_ready | degraded | stale | disabled, with `reason` and `fix`
+    when it is not ready (docs/operations.md)."""
     now = now or datetime.now(UTC)
     gen = generation.current(paths.generations)
     runs = read_runs(paths)
     last = runs[-1] if runs else None
     last_ok = next((r for r in reversed(runs) if r.get("outcome") in ("published", "noop")), None)
-    units = load_all_units(paths.state_dir)
+    # counts/coverage come from the run that built the published generation (a later no-op has none)
+    last_build = next((r for r in reversed(runs) if r.get("outcome") == "published"
+                       and (gen is None or r.get("index_rev") == gen.index_rev)), None)
+    build = (last_build or {}).get("build") or {}
+    per_source, errors = _units(load_all_units(paths.state_dir))
+    errors += _source_errors(last, {(e["source"], e["unit"]) for e in errors})
+    roots = root_states(paths, settings)
+    in_progress = run_in_progress(paths)
+    notes = _notes(in_progress)
+    # None: the run log that built the published generation is gone (state/ deleted): unknown, not zero
+    doc_count = (build.get("counts") or {}).get("ak_document")
+    documents = (int(doc_count) if doc_count is not None else None) if gen else 0
+    last_ok_at = _parse(last_ok.get("finished_at")) if last_ok else None
+    stale = last_ok_at is not None and now - last_ok_at > timedelta(hours=settings.schedule.stale_after_hours)
+    vanished = [r for r in roots.values() if r.state == "unavailable"]
+    state, reason, fix = "ready", None, None
+    if not settings.enabled:
+        state, reason, fix = "disabled", "agent-knowledge is disabled", "akw config set enabled=true"
+    elif gen is None or documents == 0:
+        state = "not_ready"
+        if vanished:
+            reason, fix = _missing(vanished)
+        elif gen is not None:
+            reason, fix = "the published index holds no documents", "check DSH_HOME / AUTOCLAW_ROOT (akw sources)"
+        elif last is not None and last.get("outcome") == "failed":
+            reason = "the last reindex failed: " + "; ".join(e.get("code", "") for e in last.get("errors", [])[-1:])
+            fix = "fix the cause shown in last_run.errors, then run `akw reindex`"
+        else:
+            reason, fix = "nothing is indexed yet", "run `akw reindex`"
+    elif vanished or errors or (last is not None and last.get("outcome") == "failed"):
+        state = "degraded"
+        if vanished:
+            reason, fix = _missing(vanished)
+            reason += " (the index keeps its last good data)"
+        elif errors:
+            reason = f"{len(errors)} source unit(s) could not be read; their last good data is kept"
+            fix = "see errors[] (akw sources), fix or remove the named files, then run `akw reindex`"
+        else:
+            reason, fix = "the last reindex failed; the previous generation still serves", "run `akw reindex`"
+    elif stale:
+        hours = settings.schedule.stale_after_hours
+        state, reason, fix = "stale", f"the last successful run is older than {hours} h", "run `akw reindex`"
+    nxt = next_run(settings.schedule, now) if settings.enabled else None
+    return {
+        "enabled": settings.enabled,
+        "state": state,
+        "reason": reason,
+        "fix": fix,
+        "index_rev": gen.index_rev if gen else None,
+        "generation": gen.path.name if gen else None,
+        "published_at": gen.published_at if gen else None,
+        "documents": documents,
+        "last_run": {k: last.get(k) for k in ("run_id", "mode", "outcome", "started_at", "finished_at",
+                                                "duration_s", "index_rev", "errors")} if last else None,
+        "interrupted_run": in_progress,
+        "notes": notes,
+        "next_run": nxt.isoformat() if nxt else None,
+        "db_bytes": gen.path.stat().st_size if gen else 0,
+        "counts": build.get("counts", {}),
+        "coverage": build.get("coverage"),
+        "roots": {name: r.to_dict() for name, r in roots.items()},
+        "sources": per_source,
+        "errors": errors,
+        "semantic": _semantic(settings, build),
+        "degradations": [
+            {"source": name, "units_failed": s["error"],
+             "codes": sorted({e["code"] for e in errors if e["source"] == name})}
+            for name, s in sorted(per_source.items()) if s["error"]
+        ],
+    }
+
+
+def _missing(vanished: list[Any]) -> tuple[str, str]:
+    """One reason and one fix for the missing roots (skills and code repeat the DSH home's)."""
+    return ("; ".join(dict.fromkeys(r.message or r.source for r in vanished)),
+            "; ".join(dict.fromkeys(r.fix for r in vanished if r.fix)))
+
+
+def _units(units: list[dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
     per_source: dict[str, dict[str, Any]] = {}
     errors: list[dict[str, Any]] = []
     for u in units:
@@ -38,45 +120,34 @@ def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dic
         if u["status"] == "error":
             errors.append({"code": u.get("error_code"), "source": u["source"], "unit": u["unit"],
                            "message": u.get("error")})
-    last_ok_at = _parse(last_ok.get("finished_at")) if last_ok else None
-    stale = last_ok_at is not None and now - last_ok_at > timedelta(hours=settings.schedule.stale_after_hours)
-    if not settings.enabled:
-        state = "disabled"
-    elif last is not None and last.get("outcome") == "failed" and gen is None:
-        state = "error"
-    elif gen is None:
-        state = "not_ready"
-    elif stale:
-        state = "stale"
-    elif errors or (last is not None and last.get("outcome") == "failed"):
-        state = "degraded"
-    else:
-        state = "ready"
-    nxt = next_run(settings.schedule, now) if settings.enabled else None
-    # counts/coverage come from the run that built the published generation (a later no-op has none)
-    last_build = next((r for r in reversed(runs) if r.get("outcome") == "published"), None)
-    build = (last_build or {}).get("build") or {}
-    return {
-        "enabled": settings.enabled,
-        "state": state,
-        "index_rev": gen.index_rev if gen else None,
-        "generation": gen.path.name if gen else None,
-        "published_at": gen.published_at if gen else None,
-        "last_run": {k: last.get(k) for k in ("run_id", "mode", "outcome", "started_at", "finished_at",
-                                                "duration_s", "index_rev")} if last else None,
-        "next_run": nxt.isoformat() if nxt else None,
-        "db_bytes": gen.path.stat().st_size if gen else 0,
-        "counts": build.get("counts", {}),
-        "coverage": build.get("coverage"),
-        "sources": per_source,
-        "errors": errors,
-        "semantic": _semantic(settings, build),
-        "degradations": [
-            {"source": name, "units_failed": s["error"],
-             "codes": sorted({e["code"] for e in errors if e["source"] == name})}
-            for name, s in sorted(per_source.items()) if s["error"]
-        ],
-    }
+    return per_source, errors
+
+
+def _source_errors(last: dict[str, Any] | None, seen: set[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Problems above one unit the last run met (a corrupt registry, a missing root or skills dir):
+    they have no unit state, so they would vanish from status without this."""
+    out = []
+    for src in ((last or {}).get("extract") or {}).get("sources", []):
+        for e in src.get("errors", []):
+            key = (e.get("source") or src["source"], e.get("unit", ""))
+            if key not in seen:
+                seen.add(key)
+                out.append({"code": e.get("code"), "source": key[0], "unit": key[1], "message": e.get("message")})
+    return out
+
+
+def _notes(in_progress: dict[str, Any] | None) -> list[dict[str, str]]:
+    if not in_progress:
+        return []
+    if in_progress["alive"]:
+        return [{"code": "KNOWLEDGE_REINDEX_RUNNING",
+                 "message": f"a {in_progress.get('mode')} reindex started at {in_progress.get('started_at')} is "
+                            "running; the published generation serves until it publishes"}]
+    return [{"code": "KNOWLEDGE_REINDEX_INTERRUPTED",
+             "message": f"a {in_progress.get('mode')} reindex started at {in_progress.get('started_at')} was "
+                        "interrupted before it finished; the published generation (if any) is unchanged and "
+                        "still serves, counts describe it",
+             "fix": "run `akw reindex` to finish the work"}]
 
 
 def _semantic(settings: Settings, build: dict[str, Any]) -> dict[str, Any]:

@@ -26,8 +26,9 @@ from warehouse.extract.base import Progress, utc_now_iso
 from warehouse.lake import Lake
 from warehouse.paths import Paths
 from warehouse.redact import redact
-from warehouse.runs import append_run, read_runs
+from warehouse.runs import append_run, mark_finished, mark_started, read_runs
 from warehouse.settings import Settings
+from warehouse.source_roots import forgettable, root_states
 
 MODES = ("incremental", "full", "verify")
 
@@ -45,46 +46,65 @@ def reindex(paths: Paths, settings: Settings, mode: str = "incremental", progres
         generation.discard_stale_builds(paths.generations)  # a killed build's file, even if this run is a no-op
         t0 = time.perf_counter()
         started_at = utc_now_iso()
-        if mode == "full":
-            _forget_everything(paths)
-        extract = run_extract(paths, settings, progress=progress)
-        rev = index_rev.compute(paths.state_dir, settings, outbox.digest(paths))
-        published = generation.current(paths.generations)
-        record: dict[str, Any] = {
-            # the run number keeps ids unique when one process runs twice within a second
-            "run_id": f"run-{started_at}-{os.getpid()}-{len(read_runs(paths)) + 1:06d}", "mode": mode,
-            "started_at": started_at,
-            "index_rev": rev, "extract": extract, "errors": [e for s in extract["sources"] for e in s["errors"]],
-        }
-        if mode == "incremental" and published is not None and published.index_rev == rev:
-            record.update(outcome="noop", finished_at=utc_now_iso(), duration_s=round(time.perf_counter() - t0, 3))
-            append_run(paths, record)
-            return {**record, "generation": published.path.name}
-        build_path = generation.new_build_path(paths.generations, rev)
+        # the run number keeps ids unique when one process runs twice within a second
+        run_id = f"run-{started_at}-{os.getpid()}-{len(read_runs(paths)) + 1:06d}"
+        mark_started(paths, {"run_id": run_id, "mode": mode, "started_at": started_at})
         try:
-            stats = _build(paths, settings, build_path, record, progress)
-            gen = generation.publish(paths.generations, build_path, rev, utc_now_iso())
-        except BaseException as e:
-            build_path.unlink(missing_ok=True)
-            Path(str(build_path) + ".wal").unlink(missing_ok=True)
-            cancelled = isinstance(e, KeyboardInterrupt)
-            code = e.code if isinstance(e, KnowledgeError) else Code.INTERNAL.value
-            record.update(outcome="cancelled" if cancelled else "failed", finished_at=utc_now_iso(),
-                          duration_s=round(time.perf_counter() - t0, 3),
-                          errors=[*record["errors"], {"code": code, "unit": "build",
-                                                      "message": redact(f"{type(e).__name__}: {e}") or ""}])
-            append_run(paths, record)
-            raise
-        record.update(outcome="published", finished_at=utc_now_iso(), duration_s=round(time.perf_counter() - t0, 3),
-                      build=stats)
+            return _run(paths, settings, mode, progress, run_id, started_at, t0)
+        finally:
+            mark_finished(paths)  # a killed run leaves the marker: status says it was interrupted
+
+
+def _run(paths: Paths, settings: Settings, mode: str, progress: Progress | None, run_id: str, started_at: str,
+         t0: float) -> dict[str, Any]:
+    if mode == "full":  # forget only what can be read again now: a missing root keeps its last good data
+        _forget_everything(paths, forgettable(root_states(paths, settings)))
+    extract = run_extract(paths, settings, progress=progress)
+    rev = index_rev.compute(paths.state_dir, settings, outbox.digest(paths))
+    published = generation.current(paths.generations)
+    record: dict[str, Any] = {
+        "run_id": run_id, "mode": mode, "started_at": started_at,
+        "index_rev": rev, "extract": extract, "errors": [e for s in extract["sources"] for e in s["errors"]],
+    }
+    if not extract["readable"]:  # every source absent, off or missing: nothing to build from
+        unreadable = [s for s in extract["sources"] if s["root"] != "off"]
+        err = KnowledgeError(Code.SOURCE_UNAVAILABLE, "no source could be read ("
+                             + "; ".join(f"{s['source']}: {s['root']}" for s in unreadable)
+                             + "); check DSH_HOME / AUTOCLAW_ROOT, then run `akw reindex`",
+                             sources={s["source"]: s["root"] for s in extract["sources"]})
+        record.update(outcome="failed", finished_at=utc_now_iso(), duration_s=round(time.perf_counter() - t0, 3),
+                      errors=[*record["errors"], {"code": err.code, "unit": "reindex", "message": err.message}])
         append_run(paths, record)
-        return {**record, "generation": gen.path.name}
+        raise err
+    if mode == "incremental" and published is not None and published.index_rev == rev:
+        record.update(outcome="noop", finished_at=utc_now_iso(), duration_s=round(time.perf_counter() - t0, 3))
+        append_run(paths, record)
+        return {**record, "generation": published.path.name}
+    build_path = generation.new_build_path(paths.generations, rev)
+    try:
+        stats = _build(paths, settings, build_path, record, progress)
+        gen = generation.publish(paths.generations, build_path, rev, utc_now_iso())
+    except BaseException as e:
+        build_path.unlink(missing_ok=True)
+        Path(str(build_path) + ".wal").unlink(missing_ok=True)
+        cancelled = isinstance(e, KeyboardInterrupt)
+        code = e.code if isinstance(e, KnowledgeError) else Code.INTERNAL.value
+        record.update(outcome="cancelled" if cancelled else "failed", finished_at=utc_now_iso(),
+                      duration_s=round(time.perf_counter() - t0, 3),
+                      errors=[*record["errors"], {"code": code, "unit": "build",
+                                                  "message": redact(f"{type(e).__name__}: {e}") or ""}])
+        append_run(paths, record)
+        raise
+    record.update(outcome="published", finished_at=utc_now_iso(), duration_s=round(time.perf_counter() - t0, 3),
+                  build=stats)
+    append_run(paths, record)
+    return {**record, "generation": gen.path.name}
 
 
-def _forget_everything(paths: Paths) -> None:
-    shutil.rmtree(paths.lake, ignore_errors=True)
-    for f in paths.state_dir.glob("*.json"):
-        f.unlink()
+def _forget_everything(paths: Paths, sources: list[str]) -> None:
+    for name in sources:
+        shutil.rmtree(paths.lake / "bronze" / name, ignore_errors=True)
+        (paths.state_dir / f"{name}.json").unlink(missing_ok=True)
     paths.ensure()
 
 

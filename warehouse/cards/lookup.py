@@ -24,7 +24,6 @@ from warehouse.cards.contract import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, Cut
 from warehouse.errors import Code, KnowledgeError
 from warehouse.redact import redact
 from warehouse.search.items import iso as iso  # one timestamp format for search and cards
-from warehouse.search.service import SEARCH_MEMORY, SEARCH_THREADS
 from warehouse.search.snippets import untrusted
 
 
@@ -32,9 +31,9 @@ from warehouse.search.snippets import untrusted
 def published(generations: Path) -> Iterator[tuple[duckdb.DuckDBPyConnection, str]]:
     """The published generation, opened read-only, and its index_rev.
 
-    Opened with the search engine's settings: DuckDB refuses a second connection to one file with a
-    different configuration in the same process, and a card is often opened right after a search."""
-    con, gen = generation.open_current(generations, memory_limit=SEARCH_MEMORY, threads=SEARCH_THREADS)
+    Opened with the one reader policy (generation.open_current): DuckDB refuses a second connection to one
+    file with a different configuration in the same process, and a card is often opened right after a search."""
+    con, gen = generation.open_current(generations)
     try:
         con.execute("SET TimeZone = 'UTC'")
         yield con, gen.index_rev

@@ -14,6 +14,7 @@ from warehouse.lake import Lake
 from warehouse.paths import Paths
 from warehouse.redact import redact
 from warehouse.settings import Settings
+from warehouse.source_roots import root_states
 from warehouse.state import SourceStore
 
 # source name -> (module, settings.sources flag)
@@ -39,11 +40,16 @@ def run_extract(paths: Paths, settings: Settings, sources: list[str] | None = No
     lake = Lake(paths.lake, redact=settings.redact_secrets)
     started = time.perf_counter()
     reports: list[SourceReport] = []
-    for name, (module, flag) in EXTRACTORS.items():
+    roots = root_states(paths, settings)
+    for name, (module, _flag) in EXTRACTORS.items():
         if sources and name not in sources:
             continue
-        if not getattr(settings.sources, flag):
-            reports.append(SourceReport(source=name, degraded=False))
+        root = roots[name]
+        if not root.readable:  # off, absent, or a given root that is missing: keep the lake's last good data
+            rep = SourceReport(source=name, degraded=root.state == "unavailable", root=root.state)
+            if root.state == "unavailable":
+                rep.errors.append(root.error())
+            reports.append(rep)
             continue
         store = SourceStore(paths.state_dir, name)
         ctx = ExtractContext(paths=paths, settings=settings, lake=lake, store=store, progress=progress)
@@ -52,10 +58,12 @@ def run_extract(paths: Paths, settings: Settings, sources: list[str] | None = No
             rep: SourceReport = importlib.import_module(module).extract(ctx)
         except Exception as e:  # isolation between sources: record, do not propagate
             rep = SourceReport(source=name, degraded=True)
-            rep.errors.append({"code": Code.INTERNAL.value, "unit": name,
+            rep.errors.append({"code": Code.INTERNAL.value, "source": name, "unit": name,
                                "message": redact(f"{type(e).__name__}: {e}") or ""})
             print(redact(traceback.format_exc()), file=sys.stderr)
         rep.duration_s = time.perf_counter() - t0
+        for err in rep.errors:
+            err.setdefault("source", name)
         store.save()
         reports.append(rep)
     return {
@@ -63,4 +71,5 @@ def run_extract(paths: Paths, settings: Settings, sources: list[str] | None = No
         "duration_s": round(time.perf_counter() - started, 3),
         "files_written": lake.files_written,
         "sources": [r.to_dict() for r in reports],
+        "readable": [r.source for r in reports if r.root == "ok"],
     }

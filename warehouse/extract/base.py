@@ -11,6 +11,7 @@ only code that reads its source. Rules it follows:
 from __future__ import annotations
 
 import fnmatch
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,9 +40,13 @@ class SourceReport:
     units_failed: int = 0
     units_removed: int = 0
     rows: dict[str, int] = field(default_factory=dict)
-    errors: list[dict[str, str]] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
     degraded: bool = False
     duration_s: float = 0.0
+    root: str = "ok"  # source_roots state: ok | absent | unavailable | off
+    units_skipped: int = 0
+    skipped: list[dict[str, str]] = field(default_factory=list)  # {unit, reason}: links out of the root
+
 
     def add_rows(self, table: str, n: int) -> None:
         self.rows[table] = self.rows.get(table, 0) + n
@@ -55,10 +60,13 @@ class SourceReport:
                 "unchanged": self.units_unchanged,
                 "failed": self.units_failed,
                 "removed": self.units_removed,
+                "skipped": self.units_skipped,
             },
+            "skipped": self.skipped,
             "rows_written": dict(sorted(self.rows.items())),
             "errors": self.errors,
             "degraded": self.degraded,
+            "root": self.root,
             "duration_s": round(self.duration_s, 3),
         }
 
@@ -121,3 +129,18 @@ def path_excluded(settings: Settings, path: str) -> bool:
             return True
     name = p.rsplit("/", 1)[-1]
     return any(fnmatch.fnmatch(name, pat) or fnmatch.fnmatch(p, pat) for pat in settings.exclude.file_patterns)
+
+
+def inside(path: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:
+    """Whether `path`, links resolved, stays inside `root` (links resolved): a link out of its source
+    root (a SKILL.md pointing at /etc/passwd, a session file linked from elsewhere) is never read."""
+    real, base = os.path.realpath(path), os.path.realpath(root)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def skipped(ctx: ExtractContext, report: SourceReport, unit: str, reason: str) -> None:
+    """A unit deliberately not read (a link out of its root): counted, with the reason, never indexed."""
+    report.units_skipped += 1
+    report.skipped.append({"unit": unit, "reason": reason})
+    ctx.store.cursors.pop(unit, None)
+    ctx.store.set_unit(UnitState(report.source, unit, None, "skipped", error=reason))

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from warehouse import db, literals
+from warehouse import db, generation, literals
 from warehouse.redact import _mark, redact
 from warehouse.sqlfiles import query_sql, query_template
 
@@ -73,7 +73,10 @@ def _lake_cells(lake: Path | None) -> pd.DataFrame:
 
 def read_frames(db_path: Path, lake: Path | None = None) -> dict[str, pd.DataFrame]:
     """All frames of one generation file (opened read-only) and, when given, of the home's lake."""
-    con = db.connect(db_path, read_only=True)
+    # the readers' one configuration: DuckDB refuses a second one for the same file in one process
+    # (a notebook that searched, then checks quality)
+    con = db.connect(db_path, read_only=True, memory_limit=generation.READER_MEMORY,
+                     threads=generation.READER_THREADS)
     try:
         frames = {name: con.execute(query_sql(f"quality_{name}")).df() for name in FRAMES}
         frames["text_cells"] = _text_cells(con)

@@ -47,9 +47,8 @@ __all__ = ["RRF_K", "SESSION_USES", "SearchEngine"]  # RRF_K: imported from here
 
 log = logging.getLogger("akw.search")
 
-SEARCH_MEMORY = "100MB"  # buffer pool of a search process: the hot index pages; RSS stays < 300 MB at 1M
-SEARCH_THREADS = 1  # one thread: small statements pay twice the CPU with a second worker (measured), and
-# the lexical lane queries of a million documents gain less from it than that costs
+SEARCH_MEMORY = generation.READER_MEMORY  # the one reader policy of a process (generation.open_current)
+SEARCH_THREADS = generation.READER_THREADS
 SESSION_USES = 64  # searches per session cursor before it is made anew (its temp tables keep deleted rows)
 
 
@@ -95,8 +94,7 @@ class SearchEngine:
             elif self._gen is None or published.path != self._gen.path:
                 if self._con is not None:
                     self._con.close()
-                self._con, self._gen = generation.open_current(self.generations, memory_limit=SEARCH_MEMORY,
-                                                               threads=SEARCH_THREADS)
+                self._con, self._gen = generation.open_current(self.generations)
                 # give freed query memory back to the OS soon: a long-lived search process stays small
                 self._con.execute("SET allocator_flush_threshold = '16MB'")
                 self._lane_info = read_lane_info(self._con)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from collections import Counter
 from typing import Any
 
@@ -90,6 +91,12 @@ def _workspace(ctx: ExtractContext, report: SourceReport, ws: Workspace) -> None
             counts["reused"] += 1
             continue
         made = _chunk_file(ws, f)
+        if made is UNREADABLE:  # not "binary": the file could not be opened (permissions, a FIFO, a folder)
+            counts["unreadable"] += 1
+            report.degraded = True
+            report.errors.append({"code": Code.SOURCE_UNAVAILABLE.value, "unit": f"{ws.id}:{f.rel_path}",
+                                  "message": "file unreadable"})
+            continue
         if made is None:
             counts["binary"] += 1
             continue
@@ -105,13 +112,20 @@ def _workspace(ctx: ExtractContext, report: SourceReport, ws: Workspace) -> None
     ctx.unit_ok(report, ws.id, revision, dict(sorted(counts.items())))
 
 
+UNREADABLE = ({}, [])  # the marker _chunk_file returns for a file it could not open
+
+
 def _chunk_file(ws: Workspace, f: FileStat) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
-    """(code_files row, code_chunks rows), or None for a binary (NUL in the first 8 KB) / unreadable file."""
+    """(code_files row, code_chunks rows), None for a binary (NUL in the first 8 KB), UNREADABLE for a file
+    that cannot be opened as a regular file."""
     try:
-        with open(f.abs_path, "rb") as fh:
+        fd = os.open(f.abs_path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block the run
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return UNREADABLE
             data = fh.read()
     except OSError:
-        return None
+        return UNREADABLE
     if b"\0" in data[:SNIFF_BYTES]:
         return None
     text = data.decode("utf-8", errors="replace")

@@ -27,7 +27,7 @@ class FileStat:
 @dataclass
 class WalkResult:
     files: list[FileStat] = field(default_factory=list)
-    skipped: Counter[str] = field(default_factory=Counter)  # ignored, too_big, outside_link, excluded
+    skipped: Counter[str] = field(default_factory=Counter)  # ignored, too_big, outside_link, excluded, not_a_file
 
 
 def _inside(path: str, root_real: str) -> bool:
@@ -83,7 +83,8 @@ def walk_workspace(root: str, max_bytes: int, excluded: Callable[[str], bool]) -
             except OSError:
                 continue
             if not link and not e.is_file(follow_symlinks=False):
-                continue  # fifo, socket, device
+                res.skipped["not_a_file"] += 1  # fifo, socket, device: counted, never opened
+                continue
             if st.st_size > max_bytes:
                 res.skipped["too_big"] += 1
                 continue

@@ -19,7 +19,7 @@ from typing import Any
 import polars as pl
 
 from warehouse.errors import Code
-from warehouse.extract.base import ExtractContext, SourceReport
+from warehouse.extract.base import ExtractContext, SourceReport, inside, skipped
 from warehouse.extract.dsh.parse import (
     ARTIFACTS_SCHEMA,
     EVENTS_SCHEMA,
@@ -218,7 +218,8 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
                   sig: str) -> None:
     unit, key, home = f"session:{sf.session_id}", unit_key(sf.session_id), ctx.paths.dsh_home
     ws = reg.entry_for(sf.workspace_id, sf.session_id)
-    proj_raw = _read(home / "storages" / "session_projcache" / "sessions" / f"{sf.session_id}.json")
+    proj_path = home / "storages" / "session_projcache" / "sessions" / f"{sf.session_id}.json"
+    proj_raw = _read(proj_path) if inside(proj_path, home) else None  # a link out counts as no projection
     proj = _projection(_json(proj_raw))
     rep.units_seen += 1
     if ctx.excluded_session(sf.session_id) or ctx.excluded_workspace(
@@ -245,13 +246,17 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
             rep.units_unchanged += 1
             return
         parsed = parse_log(sf.session_id, decode(raw), ctx.excluded_path)
-        if raw and not parsed.header and not parsed.events:  # random bytes behind a zstd magic, say
-            raise CorruptLog("no readable line")
+        if not parsed.header and not parsed.events:  # empty, or random bytes behind a zstd magic
+            raise CorruptLog("no readable line" if raw else "empty session log")
+        if not parsed.header:  # events without the session header line: counted as a bad line
+            parsed.stats["lines_bad"] += 1
         frames, torn = frame_info(raw)
         parsed.stats["truncated_tail"] = parsed.stats["truncated_tail"] or torn
-    except (OSError, CorruptLog) as e:
+    except (OSError, CorruptLog) as e:  # the unit keeps its last good rows
         rep.degraded = True
-        ctx.unit_failed(rep, unit, Code.SOURCE_CORRUPT.value, f"{sf.path.relative_to(home).as_posix()}: {e}")
+        code = Code.SOURCE_CORRUPT if isinstance(e, CorruptLog) else Code.SOURCE_UNAVAILABLE
+        why = str(e) if isinstance(e, CorruptLog) else f"unreadable ({type(e).__name__})"
+        ctx.unit_failed(rep, unit, code.value, f"{sf.path.relative_to(home).as_posix()}: {why}")
         return
     row = _session_row(sf, home, parsed, frames, ws, proj, revision)
     for table, df in (("sessions", to_frame([row], SESSIONS_SCHEMA)),
@@ -260,6 +265,8 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
         rep.add_rows(table, ctx.lake.write_unit(SOURCE, table, key, df))
     rep.units_changed += 1
     counts = {k: int(row[k]) for k in ("events", "events_replayed", "lines_bad", "artifacts", "frames")}
+    counts["header_missing"] = int(not parsed.header)
+    counts["projection_bad"] = int(proj_raw is not None and not isinstance(_json(proj_raw), dict))
     ctx.unit_ok(rep, unit, revision, counts=counts, schema_version=to_str(parsed.header.get("version")),
                 cursor={**ident, "sha256": sha, "context": context, "revision": revision})
 
@@ -301,6 +308,10 @@ def extract(ctx: ExtractContext) -> SourceReport:
     _sync_registry(ctx, rep, reg, keep, sig)
     files = discover(home)
     for sf in files:
+        if not inside(sf.path, home / "sessions"):  # a session file linked from elsewhere: never read
+            rep.units_seen += 1
+            skipped(ctx, rep, f"session:{sf.session_id}", "session log is a link out of the DSH sessions folder")
+            continue
         try:
             _sync_session(ctx, rep, sf, reg, keep, sig)
         except Exception as e:  # isolation: one session's bug never stops the others

@@ -8,8 +8,9 @@ Identity (deterministic, stable across runs):
               see skills_roots) already produced that id, ":<sha1(folder)[:8]>" is appended.
 Revision (cursor) = sha256 over the id, SKILL.md bytes, the resources' (rel_path, size, mtime_ns) and
 the AutoClaw ledger/tombstone/bundle entry; an unchanged skill costs one stat walk and no write.
-A SKILL.md that cannot be read or parsed is a KNOWLEDGE_SOURCE_CORRUPT error for that skill only and
-its rows are dropped (the harness cannot load it either). Resource bytes are hashed, never stored.
+A SKILL.md that cannot be parsed is a KNOWLEDGE_SOURCE_CORRUPT error (unreadable: _UNAVAILABLE) for that
+skill only, and the skill keeps its last good rows, as broken sessions and databases do. A SKILL.md linked
+out of its root is skipped with a reason and never read. Resource bytes are hashed, never stored.
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ from typing import Any
 import polars as pl
 
 from warehouse.errors import Code
-from warehouse.extract.base import ExtractContext, SourceReport
+from warehouse.extract.base import ExtractContext, SourceReport, inside, skipped
 from warehouse.extract.skills.autoclaw_ledger import AutoclawExtras, read_extras
 from warehouse.extract.skills.files import ResourceStat, hash_resource, stat_resources
 from warehouse.extract.skills.parse import ParsedSkill, SkillParseError, missing_references, parse_skill_md
 from warehouse.extract.skills.roots import SKILL_FILE, Root, discover_roots, root_error, skill_dirs
 from warehouse.lake import unit_key
+from warehouse.source_roots import root_states
 
 SOURCE = "skills"
 CURSOR_VERSION = 1
@@ -59,6 +61,8 @@ def extract(ctx: ExtractContext) -> SourceReport:
     roots, registry_ok = discover_roots(ctx, report)
     if not registry_ok:  # workspace roots are unknown, not gone: keep their skills
         seen |= {u for u in ctx.store.known_units() if u.startswith("workspace_")}
+    if root_states(ctx.paths, ctx.settings)["autoclaw"].state == "unavailable":  # gone, not emptied
+        seen |= {u for u in ctx.store.known_units() if u.startswith("autoclaw:")}
     for root in roots:
         extras = read_extras(root.path) if root.kind == "autoclaw" else AutoclawExtras()
         for msg in extras.errors:
@@ -89,6 +93,10 @@ def _skill(ctx: ExtractContext, report: SourceReport, unit: str, root: Root, rel
     report.units_seen += 1
     folder = root.path / rel_dir
     md = folder / SKILL_FILE
+    if not inside(md, root.path):  # a SKILL.md linked out of its root (say to /etc/passwd): never read
+        ctx.lake.drop_unit(SOURCE, unit_key(SOURCE, unit))
+        skipped(ctx, report, unit, f"{rel_dir}/{SKILL_FILE}: a link out of the skills root")
+        return set()
     try:
         raw = md.read_bytes()
         parsed = parse_skill_md(raw)
@@ -96,9 +104,12 @@ def _skill(ctx: ExtractContext, report: SourceReport, unit: str, root: Root, rel
         if rel_dir in extras.removed_at:  # still known as removed, never live
             _emit(ctx, report, unit, _removed_row(root, rel_dir, extras, taken), [], {"resources": 0})
             return {rel_dir}
-        ctx.lake.drop_unit(SOURCE, unit_key(SOURCE, unit))
-        msg = str(e) if isinstance(e, SkillParseError) else f"SKILL.md unreadable ({type(e).__name__})"
-        ctx.unit_failed(report, unit, Code.SOURCE_CORRUPT.value, f"{rel_dir}: {msg}")
+        # keep the skill's last good rows, as broken sessions and databases do; the unit state says so
+        if isinstance(e, SkillParseError):
+            code, msg = Code.SOURCE_CORRUPT, str(e)
+        else:
+            code, msg = Code.SOURCE_UNAVAILABLE, f"SKILL.md unreadable ({type(e).__name__})"
+        ctx.unit_failed(report, unit, code.value, f"{rel_dir}: {msg} (last good data kept)")
         return set()
     name = parsed.name or Path(rel_dir).name
     xkey = rel_dir if rel_dir in extras.entry_keys() else name

@@ -67,14 +67,17 @@ def discover_roots(ctx: ExtractContext, report: SourceReport) -> tuple[list[Root
 
 def skill_dirs(root: Path) -> list[str]:
     """Relative (POSIX) folders under `root` holding SKILL.md, sorted; a skill folder is not searched
-    further. Hidden folders (`.zwork-bundles`, `.git`) are not skills. Linked folders are followed once."""
+    further. Hidden folders (`.zwork-bundles`, `.git`) are not skills. Linked folders are followed once, and only
+    when they stay inside the root."""
     found: list[str] = []
     seen: set[str] = set()
 
+    base = os.path.realpath(root)
+
     def walk(d: str, rel: str, depth: int) -> None:
         real = os.path.realpath(d)
-        if real in seen:
-            return
+        if real in seen or not (real == base or real.startswith(base + os.sep)):
+            return  # seen, or a linked folder out of the root: never followed
         seen.add(real)
         try:
             names = sorted(e.name for e in os.scandir(d) if e.is_dir())

@@ -1,0 +1,51 @@
+"""Files and logs (issue 13): every file under AKW_HOME is 0600 and every folder 0700, whatever the
+umask, including what DuckDB writes (generations, spill), the lake and the outbox."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import akw_fixtures
+
+AKW = [sys.executable, "-m", "warehouse"]
+SPILL = ("SELECT count(*) FROM (SELECT i, md5(i::VARCHAR) || md5((i * 7)::VARCHAR) AS m "
+         "FROM range(3000000) r(i) ORDER BY m)")
+
+
+def _modes(home: Path) -> dict[str, int]:
+    out = {".": stat.S_IMODE(home.stat().st_mode)}
+    for p in home.rglob("*"):
+        out[p.relative_to(home).as_posix() + ("/" if p.is_dir() else "")] = stat.S_IMODE(os.lstat(p).st_mode)
+    return out
+
+
+def test_every_file_is_0600_and_every_folder_0700_under_umask_000(tmp_path: Path) -> None:
+    akw_fixtures.generate(tmp_path / "src", sessions=4, seed=2)
+    home = tmp_path / "akw"
+    env = {**os.environ, "DSH_HOME": str(tmp_path / "src" / "dsh"), "AUTOCLAW_ROOT": str(tmp_path / "src" / "autoclaw"),
+           "AKW_HOME": str(home), "AKW_QUERY__SPILL_LIMIT": "4GB"}
+
+    def run(*args: str, stdin: str | None = None) -> dict:
+        p = subprocess.run([*AKW, *args, "--json"], env=env, capture_output=True, text=True, input=stdin,
+                           preexec_fn=lambda: os.umask(0))
+        assert p.returncode == 0, p.stdout + p.stderr
+        return json.loads(p.stdout)
+
+    run("config", "set", "semantic.enabled=false")
+    run("reindex")
+    run("sql", SPILL)
+    req = {"schema": "knowledge.dispatch/v1", "dispatch_id": "modes-1", "task": {"title": "restore mysql access",
+           "text": "root gets ERROR 1045"}, "target": "auto", "dry_run": False, "commit": True, "confirm": True}
+    run("dispatch", "--request", "-", stdin=json.dumps(req))
+    run("reindex", "--mode", "full")
+    modes = _modes(home)
+    assert any(k.startswith("lake/bronze/") for k in modes) and any(k.startswith("outbox/") for k in modes)
+    assert any(k.startswith("generations/gen-") for k in modes)
+    bad = {k: oct(m) for k, m in modes.items() if m != (0o700 if k == "." or k.endswith("/") else 0o600)}
+    assert not bad, bad
+    assert len(modes) > 30

@@ -1,0 +1,107 @@
+"""One reader policy per process: search, cards and `akw sql` share the published generation's
+database instance; `akw sql` is one statement, under a deadline, spilling into its own folder."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import akw_fixtures
+from warehouse.api import Warehouse
+from warehouse.errors import KnowledgeError
+from warehouse.settings import Settings
+
+AKW = [sys.executable, "-m", "warehouse"]
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("sqlreader")
+    akw_fixtures.generate(out, sessions=6, seed=3)
+    wh = Warehouse.open(out / "dsh", out / "autoclaw", out / "akw")
+    assert wh.reindex()["outcome"] == "published"
+    env = {**os.environ, "DSH_HOME": str(out / "dsh"), "AUTOCLAW_ROOT": str(out / "autoclaw"),
+           "AKW_HOME": str(out / "akw")}
+    return {"out": out, "wh": wh, "env": env}
+
+
+def test_search_sql_get_sql_search_in_one_process(home) -> None:
+    wh = Warehouse(home["wh"].paths)  # a fresh handle: nothing opened yet in this process for it
+    first = wh.search_text("mysql access", limit=3)
+    assert wh.sql("SELECT count(*) FROM ak_document")["rows"][0][0] > 0
+    episode = first["lanes"]["episodes"]["items"][0]["id"]
+    assert wh.get("episode", episode)["schema"].startswith("knowledge.card.")
+    assert wh.sql("SELECT count(*) FROM ak_episode")["rows"][0][0] > 0
+    again = wh.search_text("mysql access", limit=3)
+    assert again["lanes"]["episodes"]["items"][0]["id"] == episode
+
+
+@pytest.mark.parametrize("query", ["", "   ", " ; ;", "SELECT 1; SELECT 2", "SET threads = 8",
+                                   "COPY (SELECT 1) TO '/tmp/akw-x.csv'", "SELEC nonsense"])
+def test_not_exactly_one_read_only_statement_is_a_coded_error(home, query) -> None:
+    with pytest.raises(KnowledgeError) as e:
+        home["wh"].sql(query)
+    assert e.value.code == "KNOWLEDGE_QUERY_INVALID"
+
+
+def test_no_file_access_from_sql(home) -> None:
+    with pytest.raises(KnowledgeError) as e:
+        home["wh"].sql("SELECT * FROM read_csv('/etc/passwd')")
+    assert e.value.code == "KNOWLEDGE_QUERY_INVALID"
+
+
+def test_a_recursive_cte_is_interrupted_at_the_timeout(home) -> None:
+    wh = Warehouse(home["wh"].paths, Settings.model_validate({"query": {"timeout_s": 0.5}}))
+    q = "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r"
+    with pytest.raises(KnowledgeError) as e:
+        wh.sql(q)
+    assert e.value.code == "KNOWLEDGE_LIMIT" and e.value.details["limit"] == "query.timeout_s"
+
+
+SPILL = ("SELECT count(*), max(m) FROM (SELECT i, md5(i::VARCHAR) || md5((i * 7)::VARCHAR) AS m "
+         "FROM range(4000000) r(i) ORDER BY m)")
+
+
+def test_two_concurrent_spilling_sql_processes_each_get_their_own_folder(home) -> None:
+    spill = Path(home["env"]["AKW_HOME"]) / "spill"
+    stale = spill / "999999999-1"  # a dead process's folder (kill -9): swept at the next start
+    stale.mkdir(parents=True, exist_ok=True)
+    (stale / "duckdb_temp_block-1.block").write_bytes(b"x")
+    env = {**home["env"], "AKW_QUERY__TIMEOUT_S": "600"}  # a loaded machine must not turn this into a timeout
+    procs = [subprocess.Popen([*AKW, "sql", SPILL, "--json"], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    seen: set[str] = set()
+    modes: set[int] = set()
+    while any(p.poll() is None for p in procs):  # watch the folders while they spill
+        for d in spill.glob("*") if spill.exists() else []:
+            if d == stale:
+                continue
+            seen.add(d.name)
+            with contextlib.suppress(FileNotFoundError):
+                modes.add(stat.S_IMODE(d.stat().st_mode))
+    outs = [p.communicate() for p in procs]
+    for p, (o, e) in zip(procs, outs, strict=True):
+        assert p.returncode == 0, o + e
+        assert json.loads(o)["rows"][0][0] == 4000000
+    pids = {str(p.pid) for p in procs}
+    assert pids <= {n.split("-")[0] for n in seen}  # one folder per process
+    assert modes == {0o700}
+    assert not stale.exists()
+    assert not [d for d in spill.iterdir() if d.name.split("-")[0] != str(os.getpid())]  # removed at exit
+    assert stat.S_IMODE(spill.stat().st_mode) == 0o700
+
+
+def test_spill_past_the_cap_is_a_limit(home) -> None:
+    env = {**home["env"], "AKW_QUERY__SPILL_LIMIT": "1MB", "AKW_QUERY__TIMEOUT_S": "600"}
+    p = subprocess.run([*AKW, "sql", SPILL, "--json"], env=env, capture_output=True, text=True)
+    assert p.returncode != 0
+    err = json.loads(p.stdout or p.stderr)
+    assert err["errors"][0]["code"] == "KNOWLEDGE_LIMIT" and err["errors"][0]["limit"] == "query.spill_limit"
