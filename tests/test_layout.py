@@ -18,14 +18,15 @@ PACKAGE = ROOT / "warehouse"
 STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("ground", ("warehouse", "warehouse.paths", "warehouse.settings", "warehouse.errors", "warehouse.redact",
                 "warehouse.db", "warehouse.literals", "warehouse.sqlfiles", "warehouse.tokenizer", "warehouse.proc",
-                "warehouse.embed")),
+                "warehouse.embed", "warehouse.clock")),
     ("records", ("warehouse.lake", "warehouse.state", "warehouse.generation", "warehouse.runs",
-                 "warehouse.schedule", "warehouse.status", "warehouse.outbox")),
+                 "warehouse.schedule", "warehouse.status", "warehouse.outbox", "warehouse.tombstones")),
     ("extract", ("warehouse.extract",)),
     ("build", ("warehouse.build",)),
     ("search", ("warehouse.search",)),
     ("cards", ("warehouse.cards",)),  # cards over the marts and, for full text, the extract readers
     ("dispatch", ("warehouse.dispatch",)),
+    ("lifecycle", ("warehouse.lifecycle",)),  # forget (rebuilds the index), delete the index
     ("tools", ("warehouse.evaluation", "warehouse.bench")),
     ("api", ("warehouse.api",)),
     ("surfaces", ("warehouse.cli", "warehouse.__main__", "warehouse.bench.child")),  # bench.child: a process

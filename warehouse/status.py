@@ -59,6 +59,9 @@ def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dic
     return {
         "enabled": settings.enabled,
         "state": state,
+        "disabled": None if settings.enabled else {
+            "reason": "enabled is false in config.yaml (akw disable / akw config set enabled=false)",
+            "index_kept": gen is not None, "enable": "akw enable"},
         "index_rev": gen.index_rev if gen else None,
         "generation": gen.path.name if gen else None,
         "published_at": gen.published_at if gen else None,

@@ -42,43 +42,48 @@ def reindex(paths: Paths, settings: Settings, mode: str = "incremental", progres
         return verify(paths, settings)
     paths.ensure()
     with generation.writer_lock(paths.home, wait_s=wait_s):
-        generation.discard_stale_builds(paths.generations)  # a killed build's file, even if this run is a no-op
-        t0 = time.perf_counter()
-        started_at = utc_now_iso()
-        if mode == "full":
-            _forget_everything(paths)
-        extract = run_extract(paths, settings, progress=progress)
-        rev = index_rev.compute(paths.state_dir, settings, outbox.digest(paths))
-        published = generation.current(paths.generations)
-        record: dict[str, Any] = {
-            # the run number keeps ids unique when one process runs twice within a second
-            "run_id": f"run-{started_at}-{os.getpid()}-{len(read_runs(paths)) + 1:06d}", "mode": mode,
-            "started_at": started_at,
-            "index_rev": rev, "extract": extract, "errors": [e for s in extract["sources"] for e in s["errors"]],
-        }
-        if mode == "incremental" and published is not None and published.index_rev == rev:
-            record.update(outcome="noop", finished_at=utc_now_iso(), duration_s=round(time.perf_counter() - t0, 3))
-            append_run(paths, record)
-            return {**record, "generation": published.path.name}
-        build_path = generation.new_build_path(paths.generations, rev)
-        try:
-            stats = _build(paths, settings, build_path, record, progress)
-            gen = generation.publish(paths.generations, build_path, rev, utc_now_iso())
-        except BaseException as e:
-            build_path.unlink(missing_ok=True)
-            Path(str(build_path) + ".wal").unlink(missing_ok=True)
-            cancelled = isinstance(e, KeyboardInterrupt)
-            code = e.code if isinstance(e, KnowledgeError) else Code.INTERNAL.value
-            record.update(outcome="cancelled" if cancelled else "failed", finished_at=utc_now_iso(),
-                          duration_s=round(time.perf_counter() - t0, 3),
-                          errors=[*record["errors"], {"code": code, "unit": "build",
-                                                      "message": redact(f"{type(e).__name__}: {e}") or ""}])
-            append_run(paths, record)
-            raise
-        record.update(outcome="published", finished_at=utc_now_iso(), duration_s=round(time.perf_counter() - t0, 3),
-                      build=stats)
+        return run_locked(paths, settings, mode, progress)
+
+
+def run_locked(paths: Paths, settings: Settings, mode: str, progress: Progress | None = None) -> dict[str, Any]:
+    """One incremental or full run; the caller holds the writer lock (`akw forget` rebuilds under its own)."""
+    generation.discard_stale_builds(paths.generations)  # a killed build's file, even if this run is a no-op
+    t0 = time.perf_counter()
+    started_at = utc_now_iso()
+    if mode == "full":
+        _forget_everything(paths)
+    extract = run_extract(paths, settings, progress=progress)
+    rev = index_rev.compute(paths.state_dir, settings, outbox.digest(paths))
+    published = generation.current(paths.generations)
+    record: dict[str, Any] = {
+        # the run number keeps ids unique when one process runs twice within a second
+        "run_id": f"run-{started_at}-{os.getpid()}-{len(read_runs(paths)) + 1:06d}", "mode": mode,
+        "started_at": started_at,
+        "index_rev": rev, "extract": extract, "errors": [e for s in extract["sources"] for e in s["errors"]],
+    }
+    if mode == "incremental" and published is not None and published.index_rev == rev:
+        record.update(outcome="noop", finished_at=utc_now_iso(), duration_s=round(time.perf_counter() - t0, 3))
         append_run(paths, record)
-        return {**record, "generation": gen.path.name}
+        return {**record, "generation": published.path.name}
+    build_path = generation.new_build_path(paths.generations, rev)
+    try:
+        stats = _build(paths, settings, build_path, record, progress)
+        gen = generation.publish(paths.generations, build_path, rev, utc_now_iso())
+    except BaseException as e:
+        build_path.unlink(missing_ok=True)
+        Path(str(build_path) + ".wal").unlink(missing_ok=True)
+        cancelled = isinstance(e, KeyboardInterrupt)
+        code = e.code if isinstance(e, KnowledgeError) else Code.INTERNAL.value
+        record.update(outcome="cancelled" if cancelled else "failed", finished_at=utc_now_iso(),
+                      duration_s=round(time.perf_counter() - t0, 3),
+                      errors=[*record["errors"], {"code": code, "unit": "build",
+                                                  "message": redact(f"{type(e).__name__}: {e}") or ""}])
+        append_run(paths, record)
+        raise
+    record.update(outcome="published", finished_at=utc_now_iso(), duration_s=round(time.perf_counter() - t0, 3),
+                  build=stats)
+    append_run(paths, record)
+    return {**record, "generation": gen.path.name}
 
 
 def _forget_everything(paths: Paths) -> None:
