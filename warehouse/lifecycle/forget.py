@@ -51,7 +51,7 @@ def resolve(paths: Paths, kind: str, ident: str) -> Target:
     """What the target covers in the published generation (KNOWLEDGE_NOT_FOUND if nothing)."""
     if kind not in FORGET_KINDS:
         raise KnowledgeError(Code.INVALID_REQUEST, f"kind: one of {', '.join(FORGET_KINDS)}", field="kind")
-    if kind != "all" and not ident.strip():
+    if kind != "all" and not (ident or "").strip():
         raise KnowledgeError(Code.INVALID_REQUEST, "id: required for this kind", field="id")
     con, _gen = generation.open_current(paths.generations)
     try:
@@ -84,13 +84,17 @@ def _needles(con: Any, t: Target, docs: list[tuple[str, str, str, str]]) -> dict
     if t.kind != "all":
         ids = sorted({t.id, *ids})
     out = {("id" if i == 0 else f"id-{i}"): v for i, v in enumerate(ids[:200])}
-    step = max(1, len(docs) // (MAX_FRAGMENTS * 3))
     n = 0
-    for _key, _kind, _title, text in docs[::step]:
+    # session-bound texts (events, episodes, memories) and a forgotten skill's own text: an agent profile
+    # is copied per account and a workspace file may be a skill installed elsewhere, so neither proves much
+    own = [d for d in docs if (d[2] is not None and d[1] != "actor") or (t.kind == "skill" and d[1] == "skill")]
+    step = max(1, len(own) // (MAX_FRAGMENTS * 3))
+    for _key, _kind, _session, text in own[::step]:
         frag = _fragment(text)
-        if frag is None or (t.kind != "all" and con.execute(query_sql("forget_shared"),
-                                                             [frag, t.doc_keys]).fetchone()[0]):
+        if frag is None:
             continue
+        if t.kind != "all" and con.execute(query_sql("forget_shared"), [frag, t.doc_keys]).fetchone()[0]:
+            continue  # another document holds it too: finding it later would prove nothing
         n += 1
         out[f"fragment-{n}"] = frag
         if n >= MAX_FRAGMENTS:

@@ -131,6 +131,10 @@ def _emit(ctx: ExtractContext, report: SourceReport, unit: str, row: dict[str, A
           res_rows: list[dict[str, Any]], counts: dict[str, int]) -> None:
     """Write one unit's rows unless its revision is unchanged and its file is present."""
     key, revision = unit_key(SOURCE, unit), row["revision"]
+    if ctx.excluded_skill(row["skill_id"]):  # a forgotten skill known only from the ledger (folder gone)
+        ctx.lake.drop_unit(SOURCE, key)
+        ctx.store.forget(unit)
+        return
     if ctx.store.cursor(unit) == revision and _has_file(ctx, key):
         report.units_unchanged += 1
         return

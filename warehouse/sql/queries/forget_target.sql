@@ -7,6 +7,7 @@ WITH dsh AS (SELECT session_id, subagent_parent, lead_session_id, actor_id, work
 sessions AS (
     SELECT session_id FROM dsh WHERE $1 = 'session' AND $2 IN (session_id, subagent_parent, lead_session_id)
     UNION SELECT session_id FROM ak_episode WHERE $1 = 'session' AND session_id = $2
+    UNION SELECT session_id FROM stg_ac_sessions WHERE $1 = 'session' AND session_id = $2
     UNION SELECT session_id FROM ak_episode WHERE $1 = 'actor' AND actor_id = $2 AND session_id IS NOT NULL
     UNION SELECT session_id FROM dsh WHERE $1 = 'actor' AND actor_id = $2
     UNION SELECT session_id FROM ak_episode
