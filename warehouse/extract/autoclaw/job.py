@@ -121,7 +121,8 @@ def _read_account(ctx: ExtractContext, account: str, db: Path, key: str, cur: di
         expired = exclude.expired_sessions(ctx, src.conn, info.columns) - ex.sessions
         part.units_expired += len(expired - set(cur.get("expired", [])))
         ex.sessions |= expired
-        force_full = _excluded_in_lake(ctx, key, ex)
+        # a session back inside the window (retention_days raised) was never read by the table cursors
+        force_full = _excluded_in_lake(ctx, key, ex) or bool(set(cur.get("expired", [])) - ex.sessions)
         for spec in SPECS:
             sync_table(ctx, part, src, account, key, spec, info, ex, config, force_full)
         acc = _account_row(ctx, part, src, account, db, key, info, cur)
