@@ -67,7 +67,7 @@ def test_disabled_reads_answer_disabled_and_enable_resumes_without_rebuild(env, 
     _, hits = akw(env, "search", "mysql root access")
     assert hit_ids(hits)
     gens = sorted(p.name for p in (Path(env["AKW_HOME"]) / "generations").iterdir())
-    code, doc = akw(env, *(["disable"] if how == "disable" else ["config", "set", "enabled=false"]))
+    code, _doc = akw(env, *(["disable"] if how == "disable" else ["config", "set", "enabled=false"]))
     assert code == 0
     for args in READS:
         code, out = akw(env, *args)
