@@ -115,12 +115,12 @@ def test_retention_drops_old_items_at_the_next_run_and_says_how_many(base, tmp_p
     assert all(lake_holds(wh, s) == [] for s in old)
     again = wh.reindex()  # the next run counts nothing new and changes nothing
     assert again["outcome"] == "noop" and again["extract"]["retention"]["dropped"] == 0
-    # far in the future everything from the sessions is gone; back at the real time it returns
+    # far in the future everything from the sessions is gone; back at the suite's "now" it returns
     monkeypatch.setenv("AKW_NOW", (now + timedelta(days=3650)).isoformat())
     wh.reindex()
     assert one(wh, "SELECT count(*) FROM ak_document WHERE source IN ('harness', 'autoclaw') "
                    "AND kind <> 'actor'") == 0
-    monkeypatch.delenv("AKW_NOW")
+    monkeypatch.setenv("AKW_NOW", "2026-12-01T00:00:00Z")  # tests/conftest.py's "now"
     back = Warehouse(wh.paths, Settings())
     back.reindex()
     assert one(back, "SELECT count(*) FROM ak_document") == one(src, "SELECT count(*) FROM ak_document")
