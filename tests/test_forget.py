@@ -172,6 +172,28 @@ def test_forget_removes_the_semantic_vectors(home) -> None:
     assert not list(wh.paths.generations.glob("*.vec.parquet"))
 
 
+def test_a_dispatch_package_naming_a_forgotten_session_is_removed(home) -> None:
+    from warehouse.api import DEMO_DISPATCH
+
+    wh, env = home
+    request = wh.paths.home.parent / "dispatch.json"
+    request.write_text(json.dumps({**DEMO_DISPATCH, "dry_run": False, "commit": True}))
+    code, committed = akw(env, "dispatch", "--request", str(request), "--yes")
+    assert code == 0, committed
+    [record] = sorted(wh.paths.outbox.glob("assign-*.json"))
+    text = record.read_text(encoding="utf-8")
+    named = sorted(s for (s,) in rows(wh, "SELECT DISTINCT session_id FROM ak_episode WHERE session_id IS NOT NULL")
+                   if s in text)
+    assert named, "the demo package names no session"
+    code, plan = akw(env, "forget", "session", named[0])
+    assert code == 0 and plan["would_remove"]["outbox_packages"] == 1
+    code, doc = akw(env, "forget", "session", named[0], "--yes")
+    assert code == 0 and doc["residue"] == [], doc
+    assert not record.exists()
+    assert akw(env, "dispatch", "list")[1]["assignments"] == []
+    assert rows(wh, "SELECT count(*) FROM ak_assignment")[0][0] == 0
+
+
 def test_forget_all_then_reindex_brings_nothing_back(home) -> None:
     wh, env = home
     code, doc = akw(env, "forget", "all", "--yes")

@@ -158,9 +158,7 @@ def _outbox_hits(paths: Paths, target: Target) -> list[Path]:
     """Committed dispatch records naming the target (their package carries its evidence): removed whole."""
     if not paths.outbox.is_dir():
         return []
-    return [f["path"] for f in ({"path": paths.outbox / e["path"].split("/", 1)[1]}
-                                for e in residue.scan(paths.outbox.parent, target.needles)
-                                if e["path"].startswith("outbox/"))]
+    return [paths.outbox / str(e["path"]) for e in residue.scan(paths.outbox, target.needles)]
 
 
 def _scrub_text_logs(paths: Paths, target: Target) -> int:

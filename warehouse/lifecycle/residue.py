@@ -8,40 +8,62 @@ and the needle's label (`id`, `fragment-3`), never the text.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Any
 
 SKIP = {"config.yaml", "akw.lock"}  # what the user typed / a pid: not derived from indexed content
 
 
 def scan(home: Path, needles: dict[str, str]) -> list[dict[str, object]]:
+    import duckdb
+
     found: list[dict[str, object]] = []
-    wanted = {label: n.encode("utf-8") for label, n in needles.items() if n}
-    for path in sorted(p for p in home.rglob("*") if p.is_file() and not p.is_symlink()):
-        rel = path.relative_to(home).as_posix()
-        if rel in SKIP:
-            continue
-        labels = {label for label, n in needles.items() if n and n in rel}
-        data = path.read_bytes()
-        labels |= {label for label, b in wanted.items() if b in data}
-        if path.suffix == ".parquet":
-            labels |= _in_parquet(path, wanted)
-        elif path.suffix == ".duckdb":
-            labels |= _in_duckdb(path, needles)
-        if labels:
-            found.append({"path": rel, "found": sorted(labels)})
+    needles = {label: n for label, n in needles.items() if n}
+    wanted = {label: n.encode("utf-8") for label, n in needles.items()}
+    mem = duckdb.connect()  # reads Parquet back; no file of the home is opened for writing
+    try:
+        for path in sorted(p for p in home.rglob("*") if p.is_file() and not p.is_symlink()):
+            rel = path.relative_to(home).as_posix()
+            if rel in SKIP:
+                continue
+            labels = {label for label, n in needles.items() if n in rel}
+            data = path.read_bytes()
+            labels |= {label for label, b in wanted.items() if b in data}
+            if path.suffix == ".parquet":
+                labels |= _in_parquet(mem, path, needles)
+            elif path.suffix == ".duckdb":
+                labels |= _in_duckdb(path, needles)
+            if labels:
+                found.append({"path": rel, "found": sorted(labels)})
+    finally:
+        mem.close()
     return found
 
 
-def _in_parquet(path: Path, wanted: dict[str, bytes]) -> set[str]:
-    import pyarrow.parquet as pq
+def _text_columns(rows: list[tuple[str, str]]) -> list[str]:
+    return [c for c, t in rows if "VARCHAR" in t or "JSON" in t or t.startswith(("STRUCT", "MAP"))]
 
+
+def _matches(con: Any, relation: str, cols: list[str], needles: dict[str, str]) -> set[str]:
+    """Labels of the needles some row of `relation` holds in a text column (one query per relation)."""
+    if not cols or not needles:
+        return set()
+    cond = " OR ".join(f'contains(CAST("{c.replace(chr(34), chr(34) * 2)}" AS VARCHAR), n.needle)' for c in cols)
+    labels, values = list(needles), list(needles.values())
+    sql = (f"SELECT n.label FROM (SELECT unnest($1) AS label, unnest($2) AS needle) n "
+           f"WHERE EXISTS (SELECT 1 FROM {relation} WHERE {cond})")
+    return {r[0] for r in con.execute(sql, [labels, values]).fetchall()}
+
+
+def _in_parquet(con: Any, path: Path, needles: dict[str, str]) -> set[str]:
+    import duckdb
+
+    rel = f"read_parquet('{str(path).replace(chr(39), chr(39) * 2)}')"
     try:
-        rows = pq.read_table(path).to_pylist()
-    except Exception:  # unreadable: the raw-byte scan already ran; say it could not be decoded
+        cols = _text_columns([(r[0], r[1]) for r in con.execute(f"DESCRIBE SELECT * FROM {rel}").fetchall()])
+        return _matches(con, rel, cols, needles)
+    except duckdb.Error:  # unreadable: the raw-byte scan already ran; say it could not be decoded
         return {"unreadable-parquet"}
-    text = json.dumps(rows, ensure_ascii=False, default=str).encode("utf-8")
-    return {label for label, b in wanted.items() if b in text}
 
 
 def _in_duckdb(path: Path, needles: dict[str, str]) -> set[str]:
@@ -53,19 +75,14 @@ def _in_duckdb(path: Path, needles: dict[str, str]) -> set[str]:
         return {"unreadable-duckdb"}
     out: set[str] = set()
     try:
-        cols: dict[str, list[str]] = {}
+        cols: dict[str, list[tuple[str, str]]] = {}
         for table, col, dtype in con.execute(
                 "SELECT table_name, column_name, data_type FROM information_schema.columns "
                 "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position").fetchall():
-            if "VARCHAR" in dtype or "JSON" in dtype or dtype.startswith(("STRUCT", "MAP")):
-                cols.setdefault(table, []).append(col)
-        for table, names in cols.items():
-            for label, needle in needles.items():
-                if label in out or not needle:
-                    continue
-                cond = " OR ".join(f'contains(CAST("{c}" AS VARCHAR), $1)' for c in names)
-                if con.execute(f'SELECT count(*) FROM "{table}" WHERE {cond}', [needle]).fetchone()[0]:
-                    out.add(label)
+            cols.setdefault(table, []).append((col, dtype))
+        for table, rows in cols.items():
+            rest = {k: v for k, v in needles.items() if k not in out}
+            out |= _matches(con, f'"{table}"', _text_columns(rows), rest)
     finally:
         con.close()
     return out
