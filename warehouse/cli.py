@@ -364,6 +364,9 @@ def reindex(
 def _print_status(d: dict[str, Any]) -> None:
     colour = {"ready": "green", "stale": "yellow", "degraded": "yellow"}.get(d["state"], "red")
     out.print(f"[{colour}]{d['state']}[/{colour}]  index_rev={d['index_rev']}  next_run={d['next_run']}")
+    if d.get("disabled"):
+        out.print(f"{d['disabled']['reason']}; index kept: {d['disabled']['index_kept']}", markup=False,
+                  highlight=False)
     if d["last_run"]:
         lr = d["last_run"]
         out.print(f"last run: {lr['mode']} {lr['outcome']} at {lr['finished_at']} ({lr['duration_s']} s)")
@@ -683,6 +686,15 @@ def index_delete(
         _emit(as_json, _wh(ctx).delete_index(confirm=yes), _print_lines)
 
 
+def _print_onoff(d: dict[str, Any]) -> None:
+    st = d["status"]
+    out.print(f"enabled={d['enabled']}  state={st['state']}  index_rev={st['index_rev']}", markup=False,
+              highlight=False)
+    if st.get("disabled"):
+        out.print(f"{st['disabled']['reason']}; index kept: {st['disabled']['index_kept']}", markup=False,
+                  highlight=False)
+
+
 @app.command()
 def disable(
     ctx: typer.Context,
@@ -692,14 +704,14 @@ def disable(
 ) -> None:
     """Turn agent-knowledge off: indexing stops, reads answer KNOWLEDGE_DISABLED, status says why."""
     with _errors(as_json):
-        _emit(as_json, _wh(ctx).disable(keep_index=keep_index), _print_lines)
+        _emit(as_json, _wh(ctx).disable(keep_index=keep_index), _print_onoff)
 
 
 @app.command()
 def enable(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """Turn agent-knowledge back on (a kept index answers at once)."""
     with _errors(as_json):
-        _emit(as_json, _wh(ctx).enable(), _print_lines)
+        _emit(as_json, _wh(ctx).enable(), _print_onoff)
 
 
 # -- config -----------------------------------------------------------------------------------

@@ -139,7 +139,7 @@ def forget(paths: Paths, settings: Settings, kind: str, ident: str, confirm: boo
         tombs.save()
         scrubbed = _scrub_text_logs(paths, target)
         for f in _outbox_hits(paths, target):
-            f.unlink()
+            _remove(f)
         hooks = run_forget_hooks(paths, target.item_ids())
         run = run_locked(paths, settings, "full")
         dropped = _drop_other_generations(paths)
@@ -176,10 +176,22 @@ def _scrub_text_logs(paths: Paths, target: Target) -> int:
         if new != text:
             changed += sum(a != b for a, b in zip(text.splitlines(), new.splitlines(), strict=False))
             tmp = f.with_name(f".{f.name}.tmp")
-            tmp.write_text(new, encoding="utf-8")
-            os.chmod(tmp, 0o600)
-            tmp.replace(f)
+            try:
+                tmp.write_text(new, encoding="utf-8")
+                os.chmod(tmp, 0o600)
+                tmp.replace(f)
+            except OSError:
+                continue  # the residue scan names the file (KNOWLEDGE_DELETE_PARTIAL)
     return changed
+
+
+def _remove(f: Path) -> bool:
+    """Unlink; a file that cannot be removed is left for the residue scan to report, not an error here."""
+    try:
+        f.unlink(missing_ok=True)
+    except OSError:
+        return False
+    return True
 
 
 def _drop_other_generations(paths: Paths) -> int:
@@ -188,7 +200,6 @@ def _drop_other_generations(paths: Paths) -> int:
     dropped = 0
     for f in sorted(paths.generations.glob("gen-*")):
         if cur is None or not f.name.startswith(cur.path.name):
-            f.unlink(missing_ok=True)
-            dropped += int(f.suffix == ".duckdb")
+            dropped += int(_remove(f) and f.suffix == ".duckdb")
     generation.discard_stale_builds(paths.generations)
     return dropped
