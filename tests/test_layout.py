@@ -18,15 +18,16 @@ PACKAGE = ROOT / "warehouse"
 STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("ground", ("warehouse", "warehouse.paths", "warehouse.settings", "warehouse.errors", "warehouse.redact",
                 "warehouse.db", "warehouse.literals", "warehouse.sqlfiles", "warehouse.tokenizer", "warehouse.proc",
-                "warehouse.embed", "warehouse.source_roots")),
+                "warehouse.embed", "warehouse.source_roots", "warehouse.clock")),
     ("records", ("warehouse.lake", "warehouse.state", "warehouse.generation", "warehouse.runs",
                  "warehouse.schedule", "warehouse.status", "warehouse.outbox", "warehouse.feedback",
-                 "warehouse.spill", "warehouse.query")),
+                 "warehouse.spill", "warehouse.query", "warehouse.tombstones")),
     ("extract", ("warehouse.extract",)),
     ("build", ("warehouse.build",)),
     ("search", ("warehouse.search",)),
     ("cards", ("warehouse.cards",)),  # cards over the marts and, for full text, the extract readers
     ("dispatch", ("warehouse.dispatch",)),
+    ("lifecycle", ("warehouse.lifecycle",)),  # forget (rebuilds the index), delete the index
     ("tools", ("warehouse.evaluation", "warehouse.bench", "warehouse.quality", "warehouse.reports")),
     ("api", ("warehouse.api",)),
     # bench.child: a process; daemon: the `akw daemon` loop over the API; mcp: the MCP server;

@@ -313,7 +313,6 @@ def test_the_server_process_runs_with_the_malloc_tunable(wh: Warehouse) -> None:
         assert "glibc.malloc.tcache_count=1000" in tunables  # … with the tunable the search path needs
 
 
-@pytest.mark.skipif(not hasattr(Warehouse, "forget"), reason="lands with i13-forget (Warehouse.forget)")
 def test_forget_needs_confirmation(wh: Warehouse, tmp_path: Path) -> None:
     w = copy_home(wh, tmp_path)
     session = w.search_text("restore MySQL root access")["lanes"]["episodes"]["items"][0]["session_id"]

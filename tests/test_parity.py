@@ -39,8 +39,6 @@ OPERATIONS = {  # MCP tool → (Warehouse method, CLI command)
     "knowledge_forget": ("forget", "forget"),
     "knowledge_feedback": ("feedback", "feedback"),
 }
-LATER = {"forget": "lands with i13-forget (Warehouse.forget, akw forget)",
-         "feedback": "lands with i13-feedback (Warehouse.feedback, akw feedback)"}
 SEARCH = {"schema": "knowledge.search/v1", "query": "restore MySQL root access", "limit": 6}
 DISPATCH = {"schema": "knowledge.dispatch/v1", "target": "auto",
             "task": {"title": "Restore MySQL root access on 176.99.5.35",
@@ -123,8 +121,6 @@ def test_the_nine_operations_are_one_list_on_every_surface() -> None:
     commands = set(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
     for tool, (method, command) in OPERATIONS.items():
         assert BY_TOOL_METHOD[tool] == method
-        if method in LATER and not hasattr(Warehouse, method):
-            continue
         assert callable(getattr(Warehouse, method)), method
         assert command in commands, f"akw has no `{command}` command for {tool}"
 
@@ -146,8 +142,7 @@ def _mcp_call(wh: Warehouse, tool: str, arguments: dict[str, Any]) -> Any:
 
 @pytest.fixture(scope="module")
 def mcp_results(wh: Warehouse, ids: dict[str, str]) -> dict[str, Any]:
-    todo = {t: c for t, c in cases(ids).items() if t not in CHANGES_RANKING and (
-        OPERATIONS[t][0] not in LATER or hasattr(Warehouse, OPERATIONS[t][0]))}
+    todo = {t: c for t, c in cases(ids).items() if t not in CHANGES_RANKING}
 
     async def body(c: Client) -> dict[str, Any]:
         out = {}
@@ -163,9 +158,6 @@ def mcp_results(wh: Warehouse, ids: dict[str, str]) -> dict[str, Any]:
 @pytest.mark.parametrize("tool", list(OPERATIONS))
 def test_same_input_same_result_on_cli_mcp_and_api(tool: str, wh: Warehouse, ids: dict[str, str],
                                                    mcp_results: dict[str, Any]) -> None:
-    method = OPERATIONS[tool][0]
-    if method in LATER and not hasattr(Warehouse, method):
-        pytest.skip(LATER[method])
     api_call, argv, stdin, arguments = cases(ids)[tool]
     api = normalise(api_call(wh))
     if tool in CHANGES_RANKING:  # each call is one more vote: its id, tally and boost move on

@@ -100,7 +100,7 @@ class Warehouse:
 
     def _require_enabled(self) -> None:
         if not self.settings.enabled:
-            raise KnowledgeError(Code.DISABLED, "agent-knowledge is disabled (akw config set enabled=true)")
+            raise KnowledgeError(Code.DISABLED, "agent-knowledge is disabled (akw enable)")
 
     # -- operations -------------------------------------------------------------
     def extract(self, sources: list[str] | None = None, progress: Progress | None = None) -> dict[str, Any]:
@@ -125,6 +125,7 @@ class Warehouse:
         interrupted past `query.timeout_s` (KNOWLEDGE_LIMIT)."""
         from warehouse import query as sql_query
 
+        self._require_enabled()
         return sql_query.run(self.paths.generations, query, limit, self.settings.query)
 
     def search(self, request: dict[str, Any] | str) -> dict[str, Any]:
@@ -207,15 +208,18 @@ class Warehouse:
         """The recorded dispatches of the outbox, oldest first (read directly: no index needed)."""
         from warehouse.dispatch.service import list_assignments
 
+        self._require_enabled()
         return list_assignments(self.paths)
 
     def dispatch_show(self, dispatch_id: str) -> dict[str, Any]:
         """One recorded dispatch (by assignment id or dispatch id): its row and its knowledge.handoff/v1 package."""
         from warehouse.dispatch.service import show
 
+        self._require_enabled()
         return show(self.paths, dispatch_id)
 
     def sources(self) -> dict[str, Any]:
+        self._require_enabled()
         units = load_all_units(self.paths.state_dir)
         summary: dict[str, dict[str, int]] = {}
         for u in units:
@@ -311,6 +315,36 @@ class Warehouse:
         from warehouse.schedule import install_texts
 
         return install_texts(self.paths)
+
+    # -- lifecycle: forget, delete, on/off (docs/operations.md, ADR 0008) -------------------------
+    def forget(self, kind: str, id: str = "all", confirm: bool = False) -> dict[str, Any]:
+        """`knowledge_forget`: remove one session|actor|skill|workspace (or `all`) and prove no residue.
+
+        Without `confirm` only counts what would go. Needs the warehouse enabled (it rebuilds)."""
+        from warehouse.lifecycle.forget import forget
+
+        self._require_enabled()
+        return forget(self.paths, self.settings, kind, id, confirm=confirm)
+
+    def delete_index(self, confirm: bool = False) -> dict[str, Any]:
+        """Delete the derived index (generations, lake, state); works enabled or disabled."""
+        from warehouse.lifecycle.delete import delete_index
+
+        self._engine = None
+        return delete_index(self.paths, confirm=confirm)
+
+    def disable(self, keep_index: bool = True) -> dict[str, Any]:
+        """Turn the warehouse off (`enabled: false`), keeping the index for a rebuild-free `enable` or deleting it."""
+        doc: dict[str, Any] = {"enabled": False, "index_kept": keep_index}
+        self.config_set(["enabled=false"])
+        if not keep_index:
+            doc["deleted"] = self.delete_index(confirm=True)["removed"]
+        return {**doc, "status": self.status()}
+
+    def enable(self) -> dict[str, Any]:
+        """Turn it back on; a kept index answers at once (same index_rev), a deleted one waits for `akw reindex`."""
+        self.config_set(["enabled=true"])
+        return {"enabled": True, "status": self.status()}
 
     # -- settings -----------------------------------------------------------------
     def config_show(self) -> dict[str, Any]:

@@ -221,6 +221,8 @@ app.add_typer(fixtures_app, name="fixtures")
 app.add_typer(dispatch_app, name="dispatch")
 schedule_app = typer.Typer(no_args_is_help=True, help="The reindex schedule: what is due, run it once, install it.")
 app.add_typer(schedule_app, name="schedule")
+index_app = typer.Typer(no_args_is_help=True, help="The whole derived index (generations, lake, state).")
+app.add_typer(index_app, name="index")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 DshOpt = Annotated[Path | None, typer.Option(LOCATION[0][0], help=LOCATION[0][2])]
@@ -366,6 +368,9 @@ def reindex(
 def _print_status(d: dict[str, Any]) -> None:
     colour = {"ready": "green", "stale": "yellow", "degraded": "yellow"}.get(d["state"], "red")
     out.print(f"[{colour}]{d['state']}[/{colour}]  index_rev={d['index_rev']}  next_run={d['next_run']}")
+    if d.get("disabled"):
+        out.print(f"{d['disabled']['reason']}; index kept: {d['disabled']['index_kept']}", markup=False,
+                  highlight=False)
     if d["last_run"]:
         lr = d["last_run"]
         out.print(f"last run: {lr['mode']} {lr['outcome']} at {lr['finished_at']} ({lr['duration_s']} s)")
@@ -775,6 +780,69 @@ def dispatch_show(ctx: typer.Context, ident: Annotated[str, typer.Argument(help=
     with _errors(as_json):
         _emit(as_json, _wh(ctx).dispatch_show(ident),
               lambda d: out.print(json.dumps(d, ensure_ascii=False, indent=1), markup=False, highlight=False))
+
+
+# -- lifecycle: forget, delete, on/off ----------------------------------------------------------
+def _print_lines(d: dict[str, Any]) -> None:
+    """`key=value` lines (counts, states): never indexed text, which these documents do not carry."""
+    for k, v in _flat(d):
+        out.print(f"{k}={_text(v)}", markup=False, highlight=False)
+
+
+@app.command()
+def forget(
+    ctx: typer.Context,
+    kind: Annotated[str, typer.Argument(help="session | actor | skill | workspace | all")],
+    ident: Annotated[str | None, typer.Argument(metavar="ID", help="the id (for `all`: omit it or `all`)")] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Really forget (without it: a dry run that only counts).")]
+    = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """knowledge_forget: remove an item everywhere under AKW_HOME, keep it out of later runs, prove no residue."""
+    with _errors(as_json):
+        if ident is None and kind != "all":
+            raise KnowledgeError(Code.INVALID_REQUEST, "ID: required unless KIND is all", field="id")
+        _emit(as_json, _wh(ctx).forget(kind, ident or "all", confirm=yes), _print_lines)
+
+
+@index_app.command("delete")
+def index_delete(
+    ctx: typer.Context,
+    yes: Annotated[bool, typer.Option("--yes", help="Really delete (without it: a dry run that only counts).")]
+    = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Delete the derived index (generations, lake, state); settings, tombstones and the outbox stay."""
+    with _errors(as_json):
+        _emit(as_json, _wh(ctx).delete_index(confirm=yes), _print_lines)
+
+
+def _print_onoff(d: dict[str, Any]) -> None:
+    st = d["status"]
+    out.print(f"enabled={d['enabled']}  state={st['state']}  index_rev={st['index_rev']}", markup=False,
+              highlight=False)
+    if st.get("disabled"):
+        out.print(f"{st['disabled']['reason']}; index kept: {st['disabled']['index_kept']}", markup=False,
+                  highlight=False)
+
+
+@app.command()
+def disable(
+    ctx: typer.Context,
+    keep_index: Annotated[bool, typer.Option("--keep-index/--delete-index",
+                                             help="Keep the index for a rebuild-free enable, or delete it.")] = True,
+    as_json: JsonOpt = False,
+) -> None:
+    """Turn agent-knowledge off: indexing stops, reads answer KNOWLEDGE_DISABLED, status says why."""
+    with _errors(as_json):
+        _emit(as_json, _wh(ctx).disable(keep_index=keep_index), _print_onoff)
+
+
+@app.command()
+def enable(ctx: typer.Context, as_json: JsonOpt = False) -> None:
+    """Turn agent-knowledge back on (a kept index answers at once)."""
+    with _errors(as_json):
+        _emit(as_json, _wh(ctx).enable(), _print_onoff)
 
 
 # -- config -----------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ class UnitState:
     source: str
     unit: str
     revision: str | None
-    status: str  # ok | error | excluded
+    status: str  # ok | error | excluded | expired
     error_code: str | None = None
     error: str | None = None
     counts: dict[str, int] = field(default_factory=dict)

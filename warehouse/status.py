@@ -46,7 +46,7 @@ def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dic
     vanished = [r for r in roots.values() if r.state == "unavailable"]
     state, reason, fix = "ready", None, None
     if not settings.enabled:
-        state, reason, fix = "disabled", "agent-knowledge is disabled", "akw config set enabled=true"
+        state, reason, fix = "disabled", "agent-knowledge is disabled (enabled is false in config.yaml)", "akw enable"
     elif gen is None or documents == 0:
         state = "not_ready"
         if vanished:
@@ -77,6 +77,9 @@ def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dic
         "state": state,
         "reason": reason,
         "fix": fix,
+        "disabled": None if settings.enabled else {
+            "reason": "enabled is false in config.yaml (akw disable / akw config set enabled=false)",
+            "index_kept": gen is not None, "enable": "akw enable"},
         "index_rev": gen.index_rev if gen else None,
         "generation": gen.path.name if gen else None,
         "published_at": gen.published_at if gen else None,

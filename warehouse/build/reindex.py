@@ -43,16 +43,21 @@ def reindex(paths: Paths, settings: Settings, mode: str = "incremental", progres
         return verify(paths, settings)
     paths.ensure()
     with generation.writer_lock(paths.home, wait_s=wait_s):
-        generation.discard_stale_builds(paths.generations)  # a killed build's file, even if this run is a no-op
-        t0 = time.perf_counter()
-        started_at = utc_now_iso()
-        # the run number keeps ids unique when one process runs twice within a second
-        run_id = f"run-{started_at}-{os.getpid()}-{len(read_runs(paths)) + 1:06d}"
-        mark_started(paths, {"run_id": run_id, "mode": mode, "started_at": started_at})
-        try:
-            return _run(paths, settings, mode, progress, run_id, started_at, t0)
-        finally:
-            mark_finished(paths)  # a killed run leaves the marker: status says it was interrupted
+        return run_locked(paths, settings, mode, progress)
+
+
+def run_locked(paths: Paths, settings: Settings, mode: str, progress: Progress | None = None) -> dict[str, Any]:
+    """One incremental or full run; the caller holds the writer lock (`akw forget` rebuilds under its own)."""
+    generation.discard_stale_builds(paths.generations)  # a killed build's file, even if this run is a no-op
+    t0 = time.perf_counter()
+    started_at = utc_now_iso()
+    # the run number keeps ids unique when one process runs twice within a second
+    run_id = f"run-{started_at}-{os.getpid()}-{len(read_runs(paths)) + 1:06d}"
+    mark_started(paths, {"run_id": run_id, "mode": mode, "started_at": started_at})
+    try:
+        return _run(paths, settings, mode, progress, run_id, started_at, t0)
+    finally:
+        mark_finished(paths)  # a killed run leaves the marker: status says it was interrupted
 
 
 def _run(paths: Paths, settings: Settings, mode: str, progress: Progress | None, run_id: str, started_at: str,

@@ -53,6 +53,9 @@ class Home(Protocol):
 
 
 Opener = Callable[[Paths, Settings], Home]
+# eval's homes index generated data with fixed dates (akw_fixtures: 2026-09) and real trajectories:
+# retention must not empty the golden set as the calendar moves on
+FIXTURE_RETENTION_DAYS = 36_500
 
 
 def open_home(opener: Opener, data: Path, name: str, extra_skill_dirs: list[Path] | None = None,
@@ -62,6 +65,9 @@ def open_home(opener: Opener, data: Path, name: str, extra_skill_dirs: list[Path
     data = Path(data).absolute()
     paths = Paths.resolve(dsh_home or data / "dsh", data / "autoclaw", data / (f"{name}-sem" if semantic else name))
     settings = Settings.load(paths.config_file)
+    if settings.retention_days < FIXTURE_RETENTION_DAYS:  # generated data is dated 2026-09: keep it all
+        settings = settings.with_value("retention_days", str(FIXTURE_RETENTION_DAYS))
+        settings.save(paths.config_file)
     if semantic and not settings.semantic.enabled:
         settings = settings.with_value("semantic.enabled", "true")
         settings.save(paths.config_file)

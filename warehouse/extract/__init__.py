@@ -16,6 +16,7 @@ from warehouse.redact import redact
 from warehouse.settings import Settings
 from warehouse.source_roots import root_states
 from warehouse.state import SourceStore
+from warehouse.tombstones import Tombstones
 
 # source name -> (module, settings.sources flag)
 EXTRACTORS: dict[str, tuple[str, str]] = {
@@ -41,6 +42,8 @@ def run_extract(paths: Paths, settings: Settings, sources: list[str] | None = No
     started = time.perf_counter()
     reports: list[SourceReport] = []
     roots = root_states(paths, settings)
+    tombstones = Tombstones(paths.home)
+    cutoff = retention_cutoff_ms(settings)
     for name, (module, _flag) in EXTRACTORS.items():
         if sources and name not in sources:
             continue
@@ -52,7 +55,8 @@ def run_extract(paths: Paths, settings: Settings, sources: list[str] | None = No
             reports.append(rep)
             continue
         store = SourceStore(paths.state_dir, name)
-        ctx = ExtractContext(paths=paths, settings=settings, lake=lake, store=store, progress=progress)
+        ctx = ExtractContext(paths=paths, settings=settings, lake=lake, store=store, progress=progress,
+                             tombstones=tombstones, retention_cutoff_ms=cutoff)
         t0 = time.perf_counter()
         try:
             rep: SourceReport = importlib.import_module(module).extract(ctx)
@@ -72,4 +76,16 @@ def run_extract(paths: Paths, settings: Settings, sources: list[str] | None = No
         "files_written": lake.files_written,
         "sources": [r.to_dict() for r in reports],
         "readable": [r.source for r in reports if r.root == "ok"],
+        "retention": {"days": settings.retention_days, "cutoff_ms": cutoff,
+                      "dropped": sum(r.units_expired for r in reports)},
     }
+
+
+def retention_cutoff_ms(settings: Settings) -> int:
+    """Epoch ms before which an item is out of the window; a whole day, so one run's cutoff is stable."""
+    from datetime import timedelta
+
+    from warehouse import clock
+
+    day = (clock.now() - timedelta(days=settings.retention_days)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return int(day.timestamp() * 1000)

@@ -23,6 +23,7 @@ from warehouse.paths import Paths
 from warehouse.redact import redact
 from warehouse.settings import Settings
 from warehouse.state import SourceStore, UnitState
+from warehouse.tombstones import Tombstones
 
 Progress = Callable[[str, int, int | None], None]  # (description, advance, total)
 
@@ -39,6 +40,7 @@ class SourceReport:
     units_unchanged: int = 0
     units_failed: int = 0
     units_removed: int = 0
+    units_expired: int = 0  # dropped by retention (`retention_days`) this run
     rows: dict[str, int] = field(default_factory=dict)
     errors: list[dict[str, Any]] = field(default_factory=list)
     degraded: bool = False
@@ -61,6 +63,7 @@ class SourceReport:
                 "failed": self.units_failed,
                 "removed": self.units_removed,
                 "skipped": self.units_skipped,
+                "expired": self.units_expired,
             },
             "skipped": self.skipped,
             "rows_written": dict(sorted(self.rows.items())),
@@ -79,6 +82,8 @@ class ExtractContext:
     store: SourceStore
     progress: Progress | None = None
     started: float = field(default_factory=time.perf_counter)
+    tombstones: Tombstones | None = None  # forgotten ids (akw forget): excluded like settings.exclude
+    retention_cutoff_ms: int | None = None  # items whose last activity is older are dropped (retention_days)
 
     # -- bookkeeping ---------------------------------------------------------
     def tick(self, description: str, advance: int = 1, total: int | None = None) -> None:
@@ -103,15 +108,33 @@ class ExtractContext:
                                       schema_version=schema_version, extracted_at=utc_now_iso()))
 
     # -- exclusions (settings.exclude) ------------------------------------------
+    def forgotten(self, kind: str, *values: str | None) -> bool:
+        """Tombstoned by `akw forget` (then no unit state may name it either)."""
+        return self.tombstones is not None and self.tombstones.has(kind, *values)
+
     def excluded_workspace(self, *names: str | None) -> bool:
         ex = set(self.settings.exclude.workspaces)
-        return any(n in ex for n in names if n)
+        return any(n in ex for n in names if n) or self.forgotten("workspace", *names)
 
     def excluded_session(self, session_id: str) -> bool:
-        return session_id in set(self.settings.exclude.sessions)
+        return session_id in set(self.settings.exclude.sessions) or self.forgotten("session", session_id)
 
-    def excluded_actor(self, actor_name_or_id: str | None) -> bool:
-        return bool(actor_name_or_id) and actor_name_or_id in set(self.settings.exclude.actors)
+    def excluded_actor(self, *names_or_ids: str | None) -> bool:
+        ex = set(self.settings.exclude.actors)
+        return any(n in ex for n in names_or_ids if n) or self.forgotten("actor", *names_or_ids)
+
+    def excluded_skill(self, *names_or_ids: str | None) -> bool:
+        """Skills are excluded by path (`exclude.paths`/`file_patterns`) or forgotten by id/name."""
+        return self.forgotten("skill", *names_or_ids)
+
+    def expired(self, last_ms: int | None) -> bool:
+        """Older than the retention window (an item without a time is kept: nothing says it is old)."""
+        return self.retention_cutoff_ms is not None and last_ms is not None and last_ms < self.retention_cutoff_ms
+
+    def privacy_sig(self) -> str:
+        """The tombstones' part of a unit fingerprint (retention is checked apart, from stored times:
+        a daily-moving cutoff in the fingerprint would re-read every unit every day)."""
+        return self.tombstones.digest() if self.tombstones else ""
 
     def excluded_path(self, path: str) -> bool:
         return path_excluded(self.settings, path)

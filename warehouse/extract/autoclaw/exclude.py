@@ -66,9 +66,45 @@ def resolve(ctx: ExtractContext, conn: sqlite3.Connection, columns: dict[str, se
     if ex.runs and not readable("collaboration_run_agent_participations", "participation_id", "run_id"):
         ex.blind.setdefault("ac_attempts", "session exclusions need collaboration_run_agent_participations")
     ex.agents = set(ex.actors)  # an actor entry may be an agent id ...
-    if ex.actors and readable("agents", "agent_id", "name"):
-        ex.agents |= {a for a, n in _pairs(conn, "agents", "agent_id", "name") if ctx.excluded_actor(n)}  # or name
+    if readable("agents", "agent_id", "name"):  # ... or a name; a forgotten agent is tombstoned by its id
+        ex.agents |= {a for a, n in _pairs(conn, "agents", "agent_id", "name")
+                      if ctx.excluded_actor(n) or (ctx.tombstones is not None and ctx.tombstones.has("actor", a))}
     return ex
+
+
+def expired_sessions(ctx: ExtractContext, conn: sqlite3.Connection, columns: dict[str, set[str]]) -> set[str]:
+    """Sessions whose last update is older than the retention window (`retention_days`)."""
+    if ctx.retention_cutoff_ms is None or not {"session_id", "updated_at"} <= columns.get("work_sessions", set()):
+        return set()
+    rows = conn.execute(f"SELECT CAST(session_id AS TEXT), updated_at FROM {q('work_sessions')} "
+                        "WHERE session_id IS NOT NULL AND updated_at IS NOT NULL").fetchall()
+    return {s for s, t in rows if (ms := _ms(t)) is not None and ms < ctx.retention_cutoff_ms}
+
+
+def newest_expiry_ms(conn: sqlite3.Connection, columns: dict[str, set[str]],
+                     kept: set[str] | None = None) -> float | None:
+    """The oldest `updated_at` among sessions not yet excluded: the no-op fast path re-reads the account
+    once the retention cutoff passes it."""
+    if not {"session_id", "updated_at"} <= columns.get("work_sessions", set()):
+        return None
+    rows = conn.execute(f"SELECT CAST(session_id AS TEXT), updated_at FROM {q('work_sessions')}").fetchall()
+    times = [ms for s, t in rows if (kept is None or s not in kept) and (ms := _ms(t)) is not None]
+    return min(times) if times else None
+
+
+def _ms(t: object) -> float | None:
+    """Epoch ms of an AutoClaw timestamp (ISO 8601 text, or seconds/ms since the epoch)."""
+    if isinstance(t, int | float):
+        return t * 1000 if t < 10_000_000_000 else float(t)
+    if isinstance(t, str):
+        from datetime import UTC, datetime
+
+        try:
+            dt = datetime.fromisoformat(t.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp() * 1000
+    return None
 
 
 def _out(col: str, values: set[str]) -> pl.Expr | None:

@@ -57,7 +57,7 @@ def discover(root: Path) -> list[tuple[str, Path]]:
 def config_fingerprint(ctx: ExtractContext) -> str:
     ex = ctx.settings.exclude
     payload = [EXTRACTOR_VERSION, sorted(ex.workspaces), sorted(ex.sessions), sorted(ex.actors),
-               ctx.settings.redact_secrets]
+               ctx.settings.redact_secrets, ctx.privacy_sig()]
     return hashlib.sha1(json.dumps(payload).encode()).hexdigest()[:16]
 
 
@@ -90,7 +90,7 @@ def _account(ctx: ExtractContext, rep: SourceReport, account: str, db: Path) -> 
     state = ctx.store.units.get(account, {})
     if (cur.get("stat") == stat and cur.get("config") == config and state.get("status") == "ok"
             and (ctx.lake.table_dir(SOURCE, ACCOUNTS_TABLE) / f"{key}.parquet").exists()
-            and unit_fresh(ctx, account, key, config)):
+            and _retention_fresh(ctx, cur) and unit_fresh(ctx, account, key, config)):
         rep.units_seen += len(SPECS)
         rep.units_unchanged += 1 + len(SPECS)
         return
@@ -118,12 +118,19 @@ def _read_account(ctx: ExtractContext, account: str, db: Path, key: str, cur: di
     try:
         info = inspect(src.conn)
         ex = exclude.resolve(ctx, src.conn, info.columns)
-        force_full = _excluded_in_lake(ctx, key, ex)
+        expired = exclude.expired_sessions(ctx, src.conn, info.columns) - ex.sessions
+        part.units_expired += len(expired - set(cur.get("expired", [])))
+        ex.sessions |= expired
+        # a session back inside the window (retention_days raised) was never read by the table cursors
+        force_full = _excluded_in_lake(ctx, key, ex) or bool(set(cur.get("expired", [])) - ex.sessions)
         for spec in SPECS:
             sync_table(ctx, part, src, account, key, spec, info, ex, config, force_full)
         acc = _account_row(ctx, part, src, account, db, key, info, cur)
+        acc["oldest_ms"] = exclude.newest_expiry_ms(src.conn, info.columns, ex.sessions)
     finally:
         src.close()
+    acc["expired"] = sorted(expired)  # so a session is counted once, the run it leaves the window
+    acc["cutoff_ms"] = ctx.retention_cutoff_ms
     ctx.unit_ok(part, account, acc["sha256"][:16], counts={"tables": len(info.tables)},
                 schema_version=info.version, cursor=acc)
     return part
@@ -139,6 +146,13 @@ def _excluded_in_lake(ctx: ExtractContext, key: str, ex: exclude.Exclusions) -> 
         if files and pl.read_parquet(files, columns=[col])[col].is_in(sorted(ids)).any():
             return True
     return False
+
+
+def _retention_fresh(ctx: ExtractContext, cur: dict[str, Any]) -> bool:
+    """No session crossed the retention cutoff since the last read (in either direction)."""
+    if cur.get("expired"):
+        return cur.get("cutoff_ms") == ctx.retention_cutoff_ms
+    return not ctx.expired(cur.get("oldest_ms"))
 
 
 def _account_row(ctx: ExtractContext, rep: SourceReport, src: Source, account: str, db: Path, key: str,
@@ -168,6 +182,7 @@ def _merge(rep: SourceReport, part: SourceReport) -> None:
     rep.units_changed += part.units_changed
     rep.units_unchanged += part.units_unchanged
     rep.units_failed += part.units_failed
+    rep.units_expired += part.units_expired
     for table, n in part.rows.items():
         rep.add_rows(table, n)
     rep.errors += part.errors

@@ -166,7 +166,16 @@ def discover(home: Path) -> list[SessionFile]:
 
 def _exclusion_sig(ctx: ExtractContext) -> str:
     ex = ctx.settings.exclude
-    return _sha(dumps([ex.paths, ex.file_patterns, ctx.settings.redact_secrets]).encode())[:16]
+    return _sha(dumps([ex.paths, ex.file_patterns, ctx.settings.redact_secrets, ctx.privacy_sig()]).encode())[:16]
+
+
+def _actor_ids(session_id: str, proj: dict[str, Any]) -> tuple[str, ...]:
+    """The actor ids this session can belong to (as `stg_dsh_sessions` names them) and the subagent's name,
+    for `exclude.actors` and forgotten actors (a team member is named by its lead's projection: not here)."""
+    parent, name = proj.get("subagent_parent"), proj.get("subagent_name")
+    if parent:
+        return (f"actor:harness:subagent:{parent}:{name or session_id}", name or "")
+    return (f"actor:harness:root:{session_id}",)
 
 
 def _has_file(ctx: ExtractContext, table: str, key: str, expected: bool = True) -> bool:
@@ -223,8 +232,12 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
     proj = _projection(_json(proj_raw))
     rep.units_seen += 1
     if ctx.excluded_session(sf.session_id) or ctx.excluded_workspace(
-            sf.workspace_id, to_str(ws.get("path")), proj.get("proj_workspace")):
-        _exclude(ctx, rep, unit)
+            sf.workspace_id, to_str(ws.get("path")), proj.get("proj_workspace")) or ctx.excluded_actor(
+            *_actor_ids(sf.session_id, proj)):
+        # a forgotten session leaves no unit state: its id must not stay in the state files
+        _exclude(ctx, rep, unit, record=not (ctx.forgotten("session", sf.session_id) or ctx.forgotten(
+            "workspace", sf.workspace_id, to_str(ws.get("path"))) or ctx.forgotten("actor", *_actor_ids(
+                sf.session_id, proj))))
         return
     keep.add(key)  # a failing unit keeps its last good rows; its state carries the error
     context = _sha(dumps([PARSER_VERSION, _sha(proj_raw) if proj_raw is not None else None,
@@ -233,6 +246,11 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
     try:
         st = os.stat(sf.path)
         ident = {"dev": st.st_dev, "ino": st.st_ino, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+        same = all(cur.get(k) == v for k, v in ident.items())
+        if same and ctx.expired(cur.get("last_ms")):  # unchanged and out of the window: dropped unread
+            keep.discard(key)
+            _exclude(ctx, rep, unit, "expired")
+            return
         fresh = cur.get("context") == context and _has_file(ctx, "sessions", key)
         if fresh and all(cur.get(k) == v for k, v in ident.items()):
             rep.units_unchanged += 1
@@ -250,6 +268,12 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
             raise CorruptLog("no readable line" if raw else "empty session log")
         if not parsed.header:  # events without the session header line: counted as a bad line
             parsed.stats["lines_bad"] += 1
+        last_ms = _last_ms(parsed)
+        if ctx.expired(last_ms):
+            keep.discard(key)
+            _exclude(ctx, rep, unit, "expired")
+            ctx.store.set_cursor(unit, {**ident, "sha256": sha, "context": context, "last_ms": last_ms})
+            return
         frames, torn = frame_info(raw)
         parsed.stats["truncated_tail"] = parsed.stats["truncated_tail"] or torn
     except (OSError, CorruptLog) as e:  # the unit keeps its last good rows
@@ -268,14 +292,32 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
     counts["header_missing"] = int(not parsed.header)
     counts["projection_bad"] = int(proj_raw is not None and not isinstance(_json(proj_raw), dict))
     ctx.unit_ok(rep, unit, revision, counts=counts, schema_version=to_str(parsed.header.get("version")),
-                cursor={**ident, "sha256": sha, "context": context, "revision": revision})
+                cursor={**ident, "sha256": sha, "context": context, "revision": revision, "last_ms": last_ms})
 
 
-def _exclude(ctx: ExtractContext, rep: SourceReport, unit: str) -> None:
-    if ctx.store.cursor(unit) is not None:
+def _last_ms(parsed: ParsedLog) -> int | None:
+    """The session's last activity (epoch ms) for retention: its newest event time."""
+    last = parsed.stats.get("last_time")
+    if last is None:
+        return None
+    return int(last.timestamp() * 1000) if hasattr(last, "timestamp") else to_int(last)
+
+
+def _exclude(ctx: ExtractContext, rep: SourceReport, unit: str, status: str = "excluded", record: bool = True) -> None:
+    """Drop a unit (its lake files go in `_cleanup`). An expired one keeps its cursor's time only, so an
+    unchanged old log is not re-read every run; any other exclusion forgets the cursor."""
+    cur = ctx.store.cursor(unit)
+    if status == "expired":
+        rep.units_expired += int(ctx.store.units.get(unit, {}).get("status") == "ok")
+        if isinstance(cur, dict):
+            ctx.store.set_cursor(unit, {k: v for k, v in cur.items() if k != "revision"})
+        ctx.store.set_unit(UnitState(SOURCE, unit, None, "expired"))
+        return
+    if cur is not None:
         rep.units_removed += 1
     ctx.store.forget(unit)
-    ctx.store.set_unit(UnitState(SOURCE, unit, None, "excluded"))
+    if record:
+        ctx.store.set_unit(UnitState(SOURCE, unit, None, "excluded"))
 
 
 def _cleanup(ctx: ExtractContext, rep: SourceReport, live_units: set[str], keep: set[str]) -> None:

