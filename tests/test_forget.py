@@ -205,22 +205,22 @@ def test_forget_all_then_reindex_brings_nothing_back(home) -> None:
 
 
 def test_an_unwired_store_is_a_partial_delete_and_a_hook_clears_it(home) -> None:
-    """A store the forget does not know (here: a feedback file naming the session) stays behind: the answer
+    """A store the forget does not know (here: a notes file naming the session) stays behind: the answer
     is KNOWLEDGE_DELETE_PARTIAL naming the file; registered as a forget hook, the same store is cleared."""
     wh, env = home
     sid = root_session(wh)
-    store = wh.paths.home / "feedback" / "feedback.jsonl"
+    store = wh.paths.home / "notes" / "notes.jsonl"
     store.parent.mkdir()
     store.write_text(json.dumps({"result_id": f"ep:harness:{sid}:1", "useful": True}) + "\n")
     code, doc = akw(env, "forget", "session", sid, "--yes")
     assert code != 0
     [err] = doc["errors"]
     assert err["code"] == "KNOWLEDGE_DELETE_PARTIAL"
-    assert [r["path"] for r in err["remaining"]] == ["feedback/feedback.jsonl"]
+    assert [r["path"] for r in err["remaining"]] == ["notes/notes.jsonl"]
     assert rows(wh, f"SELECT count(*) FROM ak_document WHERE session_id = '{sid}'")[0][0] == 0  # the rest went
 
-    def forget_feedback(paths, item_ids: set[str]) -> int:
-        f = paths.home / "feedback" / "feedback.jsonl"
+    def forget_notes(paths, item_ids: set[str]) -> int:
+        f = paths.home / "notes" / "notes.jsonl"
         kept = [ln for ln in f.read_text().splitlines() if not any(i in ln for i in item_ids)]
         f.write_text("".join(ln + "\n" for ln in kept))
         return 1
@@ -230,14 +230,25 @@ def test_an_unwired_store_is_a_partial_delete_and_a_hook_clears_it(home) -> None
     children = rows(wh, f"SELECT count(*) FROM stg_dsh_sessions WHERE '{other}' IN (subagent_parent, lead_session_id)")
     assert other != sid and children[0][0] > 0
     store.write_text(json.dumps({"result_id": f"ep:harness:{other}:1", "useful": False}) + "\n")
-    register_forget_hook("test-feedback", forget_feedback)
+    register_forget_hook("test-notes", forget_notes)
     try:
         doc = wh.forget("session", other, confirm=True)
     finally:
-        FORGET_HOOKS.pop("test-feedback")
-    assert doc["hooks"] == {"test-feedback": 1} and doc["residue"] == []
+        FORGET_HOOKS.pop("test-notes")
+    assert doc["hooks"] == {"feedback": 0, "test-notes": 1} and doc["residue"] == []
     assert doc["removed"]["sessions"] == 1 + children[0][0]
     assert rows(wh, f"SELECT count(*) FROM ak_actor WHERE contains(actor_id, '{other}')")[0][0] == 0
+
+
+def test_feedback_on_a_forgotten_session_goes_with_it(home) -> None:
+    """The feedback store is a built-in forget hook: a verdict on the session's episode is removed."""
+    wh, _env = home
+    sid = root_session(wh)
+    [[episode]] = rows(wh, f"SELECT min(episode_id) FROM ak_episode WHERE session_id = '{sid}'")
+    wh.feedback(episode, True)
+    doc = wh.forget("session", sid, confirm=True)
+    assert doc["hooks"]["feedback"] == 1 and doc["residue"] == []
+    assert sid not in (wh.paths.home / "feedback" / "feedback.jsonl").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize(("args", "code"), [

@@ -42,6 +42,9 @@ DEMO_DISPATCH = {
 }
 
 
+DEMO_RETENTION_DAYS = 36500  # the demo's generated sessions are dated 2026-09 and must not age out
+
+
 def _parse(request: dict[str, Any] | str) -> SearchRequest:
     """Validate a request; hostile shapes that escape pydantic are still `KNOWLEDGE_INVALID_REQUEST`."""
     if isinstance(request, str) and len(request) > MAX_REQUEST_BYTES:
@@ -423,6 +426,8 @@ class Warehouse:
                 log(f"generating {sessions} sessions (seed {seed}) into {out}/ …")
             cls.generate_fixtures(out, sessions=sessions, seed=seed)
         wh = cls.open(out / "dsh", out / "autoclaw", out / "akw-home")
+        if wh.settings.retention_days < DEMO_RETENTION_DAYS:  # the generated work is dated 2026-09: keep it
+            wh.config_set([f"retention_days={DEMO_RETENTION_DAYS}"])
         doc: dict[str, Any] = {"reindex": wh.reindex(progress=progress)}
         doc["env"] = {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
                       "AKW_HOME": str(wh.paths.home)}
