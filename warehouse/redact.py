@@ -37,7 +37,7 @@ def mark(kind: str) -> str:
 
 
 _KEYS = (r"[A-Za-z0-9_]*?(?:aws_secret_access_key|secret_access_key|client_secret|api[_\-]?key|apikey"
-         r"|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|secret[_\-]?key|private[_\-]?key|secret|token"
+         r"|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|secret[_\-]?key|secret|token"
          r"|password|passwd|pwd|пароль)")
 _SEP = r"(\\?[\"']?\s*(?:[:=]|=>)\s*)"  # `k=v`, `k: v`, `"k": "v"` and JSON-in-JSON `\"k\": \"v\"`
 _V = r"[^\s\"',;\\\[][^\s\"',;\\]"  # a bare value, never an earlier marker (`[REDACTED:…]`): _V + "{3,}"
@@ -119,11 +119,17 @@ def _luhn(digits: str) -> bool:
 
 
 def _card(m: re.Match[str]) -> str:
+    """A Luhn-valid run of 13-19 digits; a grouped run (`4111 1111 1111 1111 2 items`) is also tried
+    at each group boundary, since the candidate regex may have run on into the next number."""
     raw = m.group(0)
-    digits = re.sub(r"[ \-]", "", raw)
-    seps = set(re.sub(r"\d", "", raw))
-    if 13 <= len(digits) <= 19 and len(seps) <= 1 and _luhn(digits):
-        return mark("card")
+    spans = [g.span() for g in re.finditer(r"\d+", raw)]
+    for n in range(len(spans), 0, -1):
+        end = spans[n - 1][1]
+        digits = re.sub(r"\D", "", raw[:end])
+        if 13 <= len(digits) <= 19 and _luhn(digits):
+            return mark("card") + raw[end:]
+        if len(spans) == 1:
+            break
     return raw
 
 
