@@ -160,7 +160,7 @@ def test_no_canary_in_any_cli_output(run: dict[str, Any]) -> None:
         for v in ns:
             assert v not in c["stdout"] and v not in c["stderr"], (c["args"][:2], v[:14])
     code = [c for c in run["calls"] if c["args"][:2] == ("get", "code")]
-    assert any("[REDACTED:private_key]" in c["stdout"] for c in code)  # the 70-line key block, whole
+    assert any("[REDACTED:private_key]" in c["stdout"] for c in code)  # the 130-line key block, whole
 
 
 def test_logs_carry_no_query_and_no_source_text(run: dict[str, Any]) -> None:
