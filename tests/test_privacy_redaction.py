@@ -28,7 +28,7 @@ AKW = Path(sys.executable).parent / "akw"
 SEED, SESSIONS = 7, 12
 QUERIES = [("восстановить доступ к mysql root", "auto"), ("legacy credentials audit", "find_code"),
            ("mysql access restore", "find_skill"), ("db guardian data loss", "find_agent")]
-SOURCE_PHRASE = "kept for the audit"  # a line of the canary workspace file: source text, never a log line
+SOURCE_PHRASE = "kept until the audit"  # a line of the canary workspace file: source text, never a log line
 
 
 def needles(manifest: dict[str, Any]) -> list[str]:

@@ -302,8 +302,12 @@ def _identity(kind: str, ev: dict[str, Any]) -> tuple[Any, ...] | None:
 
 
 # -- the parser ------------------------------------------------------------------
-def parse_log(session_id: str, text: bytes, path_excluded: PathFilter | None = None) -> ParsedLog:
-    """Turn decompressed log bytes into event/artifact rows plus per-session stats."""
+def parse_log(session_id: str, text: bytes, path_excluded: PathFilter | None = None,
+              capped: bool = True) -> ParsedLog:
+    """Turn decompressed log bytes into event/artifact rows plus per-session stats.
+
+    `capped`: bound each text field at TEXT_CAP (what is stored); cards read whole texts (False).
+    """
     excluded = path_excluded or (lambda _p: False)
     lines, bad, truncated = split_lines(text)
     out = ParsedLog()
@@ -357,7 +361,8 @@ def parse_log(session_id: str, text: bytes, path_excluded: PathFilter | None = N
         if ev["role"] == "other":
             st["events_unknown"] += 1
             ev["data_json"] = dumps(d) if d else None
-        cap_event(ev)
+        if capped:
+            cap_event(ev)
         _count(st, ev, kind, turns)
         out.events.append(ev)
     st["turns"] = len(turns)

@@ -51,7 +51,7 @@ def read_session_events(dsh_home: Path, settings: Settings, session_id: str, seq
         raise KnowledgeError(Code.SOURCE_UNAVAILABLE, f"session log unreadable ({e.strerror})",
                              session_id=session_id) from None
     try:
-        parsed = parse_log(session_id, decode(raw), lambda p: path_excluded(settings, p))
+        parsed = parse_log(session_id, decode(raw), lambda p: path_excluded(settings, p), capped=False)
     except CorruptLog:
         raise KnowledgeError(Code.SOURCE_CORRUPT, "session log is not a readable zstd stream",
                              session_id=session_id) from None
