@@ -1,7 +1,7 @@
 """AC-10 proof: no canary the generator plants survives anywhere under AKW_HOME or in any CLI output.
 
 The run goes through the real CLI in subprocesses (reindex, search, get, dispatch dry run and commit,
-sql, status). Then every file under AKW_HOME is scanned twice: its raw bytes, and its decoded values
+sql, status, sources). Then every file under AKW_HOME is scanned twice: its raw bytes, and its decoded values
 (every Parquet column read with pyarrow, every DuckDB table dumped), because Parquet pages and
 DuckDB blocks are compressed and a raw grep alone could miss a secret. Logs (stderr, `logs/`,
 `state/*.jsonl`) must carry no query and no source text either.
@@ -96,6 +96,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     akw("dispatch", "--request", "-", "--yes", stdin=json.dumps(
         {"schema": "knowledge.dispatch/v1", "task": task, "dry_run": False, "commit": True, "confirm": True}))
     akw("status")
+    akw("sources")
     return {"manifest": manifest, "home": home, "calls": calls}
 
 

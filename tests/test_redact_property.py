@@ -128,3 +128,4 @@ def test_embedded_secret_is_gone_and_the_rest_kept(before: list[str], found: tup
     for w in before + after:  # the prose around the secret is kept
         assert w in out, (w, text, out)
     assert redact_frame(pl.DataFrame({"t": [text]}))["t"][0] == out  # both engines agree
+    assert redact(out) == out  # idempotent: code files are redacted whole, then again by the lake
