@@ -15,6 +15,7 @@ import yaml
 import zstandard
 
 from akw_fixtures import generate
+from akw_fixtures.canaries import BUNDLE_KINDS
 from akw_fixtures.dsh_log import INJECTED_KINDS
 from warehouse.redact import redact
 
@@ -481,11 +482,14 @@ def test_canaries_planted_everywhere_and_redacted(gen: tuple[Path, dict[str, Any
         "user/message", "tool/result", "tool/call.arguments"}
     assert {"anthropic-key", "github-token", "slack-token", "url-password", "aws-access-key", "aws-secret",
             "private-key", "password", "password-ru", "email", "phone"} <= {c["kind"] for c in cans}
+    for source in ("dsh", "autoclaw", "skill", "code"):  # every redaction kind reaches every kind of source
+        assert set(BUNDLE_KINDS) <= {c["kind"] for c in cans if c["where"]["source"] == source}, source
     for c in cans:
         text = _canary_text(out, logs, c["where"])
-        assert c["value"] in text, c
+        value = c["value"] if c["value"] in text else json.dumps(c["value"])[1:-1]  # JSON-encoded arguments
+        assert value in text, c
         cleaned = redact(text) or ""
-        assert c["value"] not in cleaned, c
+        assert value not in cleaned, c
         if c["kind"] == "email":
             assert c["value"].split("@")[0] not in cleaned
 

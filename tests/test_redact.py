@@ -80,10 +80,13 @@ def test_prefilter_is_a_superset_of_the_rules() -> None:
     for text, _secret in SECRETS:
         assert hint.search(text)
     for rule in RULES:  # every rule's own trigger text is caught by the hint
-        sample = {"private-key": "-----BEGIN RSA PRIVATE KEY-----", "url-credentials": "x://a:b@",
-                  "jwt": "eyJ", "email": "a@b.io", "bearer": "Bearer ", "cloud-key": "AKIA"}.get(rule.kind)
+        sample = {"url_password": "x://a:b@", "jwt": "eyJ", "email": "a@b.io", "bearer": "Bearer ",
+                  "aws_key": "AKIA", "stripe_key": "sk_live_", "basic_auth": "Authorization: Basic",
+                  "phone": "(415) 555-0199", "google_key": "AIza", "slack_token": "xoxb-"}.get(rule.kind)
         if sample:
             assert hint.search(sample), rule.kind
+    for python_only in ("-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "4111 1111 1111 1111"):
+        assert hint.search(python_only)
 
 
 def test_bulk_frames_take_the_vectorised_path_with_the_same_result() -> None:
@@ -95,3 +98,60 @@ def test_bulk_frames_take_the_vectorised_path_with_the_same_result() -> None:
     assert out == [redact(t) for t in texts]
     for (_, secret), red in zip(SECRETS, out, strict=False):
         assert secret not in red
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "kind"),
+    [  # the six kinds issue 13 saw leak, and the typed marker each one leaves
+        ("stripe sk_live_CANARY4eC39HqLyjWDarjtT1zdp7dc", "sk_live_CANARY4eC39HqLyjWDarjtT1zdp7dc", "stripe_key"),
+        ("restricted rk_live_CANARY51H8abcdefghijklmn", "rk_live_CANARY51H8abcdefghijklmn", "stripe_key"),
+        ("paid with 4111 1111 1111 1111 yesterday", "4111 1111 1111 1111", "card"),
+        ("card 5500005555555559.", "5500005555555559", "card"),
+        ("card 5500-0055-5555-5559", "5500-0055-5555-5559", "card"),
+        ("call (415) 555-0199 after six", "(415) 555-0199", "phone"),
+        ("mysql://root:S3cr3tCANARY/part2@db.local:3306/shop", "part2", "url_password"),
+        ('{"command": "curl -d {\\"password\\": \\"CANARYjs0n\\"} x"}', "CANARYjs0n", "secret"),
+        ("db:\n  password: 'CANARY yaml pw'\n", "CANARY yaml pw", "secret"),
+        ('db:\n  password: "CANARY yaml pw"\n', "CANARY yaml pw", "secret"),
+        ("aws_secret_access_key: CANARYwJalrXUtnFEMI/K7MDENG/bPxRfiCY", "CANARYwJalrXUtnFEMI", "aws_secret"),
+        ("AKIACANARY0123456789", "AKIACANARY0123456789", "aws_key"),
+        ("maps AIzaSyCANARY1234567890abcdefghijklmnopq", "AIzaSyCANARY1234567890abcdefghijklmnopq", "google_key"),
+        ("sk-proj-CANARYabcdefghijklmnop1234", "sk-proj-CANARYabcdefghijklmnop1234", "openai_key"),
+        ("sk-ant-api03-CANARYabcdefghijklmnop", "sk-ant-api03-CANARYabcdefghijklmnop", "anthropic_key"),
+        ("gho_CANARY0123456789abcdefghijklmnopqr", "gho_CANARY0123456789abcdefghijklmnopqr", "github_token"),
+        ("xoxb-123456789012-CANARYabcdef", "xoxb-123456789012-CANARYabcdef", "slack_token"),
+        ("Authorization: Basic dXNlcjpDQU5BUllwYXNz", "dXNlcjpDQU5BUllwYXNz", "basic_auth"),
+    ],
+)
+def test_issue13_kinds_leave_a_typed_marker(text: str, secret: str, kind: str) -> None:
+    out = redact(text) or ""
+    assert secret not in out and f"[REDACTED:{kind}]" in out
+    assert redact_frame(pl.DataFrame({"t": [text]}))["t"][0] == out
+
+
+def test_a_key_block_keeps_its_line_breaks_and_its_parts_are_caught_alone() -> None:
+    body = "\n".join(f"CANARY{i:02d}abcdefghijklmnopqrstuvwxyz0123456789" for i in range(5))
+    text = f"a = 1\n-----BEGIN EC PRIVATE KEY-----\n{body}\n-----END EC PRIVATE KEY-----\nb = 2\n"
+    out = redact(text) or ""
+    assert "CANARY" not in out and out.count("\n") == text.count("\n") and out.endswith("b = 2\n")
+    head_only = text.split("CANARY03")[0]  # a text cut inside the block (a chunk, a capped event)
+    tail_only = "CANARY03" + text.split("CANARY03")[1]
+    assert "CANARY0" not in (redact(head_only) or "") and "CANARY0" not in (redact(tail_only) or "")
+
+
+def test_card_numbers_need_the_luhn_check() -> None:
+    for kept in ("4111 1111 1111 1112", "order 1733078400000", "id 4111111111111111222"):
+        assert redact(kept) == kept
+
+
+def test_pii_switch_keeps_mail_and_phones_but_not_secrets() -> None:
+    text = "mail ivan.canary@example.ru, call (415) 555-0199, password=CANARYpii1"
+    out = redact(text, pii=False) or ""
+    assert "ivan.canary@example.ru" in out and "(415) 555-0199" in out and "CANARYpii1" not in out
+    assert redact_frame(pl.DataFrame({"t": [text]}), pii=False)["t"][0] == out
+    assert "ivan.canary" not in (redact(text) or "")
+
+
+def test_a_later_rule_never_retypes_an_earlier_marker() -> None:
+    assert redact("aws_secret_access_key = CANARYwJalrXUtnFEMIK7MDENGbPxRfiCY") == \
+        "aws_secret_access_key = [REDACTED:aws_secret]"

@@ -31,10 +31,11 @@ def unit_key(*parts: str) -> str:
 
 
 class Lake:
-    def __init__(self, root: Path, redact: bool = True) -> None:
+    def __init__(self, root: Path, redact: bool = True, pii: bool = True) -> None:
         self.root = root
         self.bronze = root / "bronze"
         self.redact = redact
+        self.pii = pii
         self.files_written = 0
 
     def table_dir(self, source: str, table: str) -> Path:
@@ -72,7 +73,7 @@ class Lake:
         if not path.parent.is_dir():
             private_dir(path.parent)  # lake/bronze/<source>/<table>: 0700 whatever the umask
         if self.redact:
-            df = redact_frame(df)
+            df = redact_frame(df, self.pii)
         tmp = path.with_name(f".{path.name}.tmp")
         # lz4, not zstd: the build reads every unit file of a table (hundreds of small files), and
         # DuckDB's per-column-chunk zstd cost made reading 200 one-row session files take 0.4 s

@@ -1,9 +1,15 @@
 """Redaction of secrets and PII before anything is written (spec 001 FR-8, AC-10).
 
-One pattern list serves two engines: Python `re` for single strings (errors, logs,
-cursors) and polars' Rust regex for whole Parquet columns (the hot path). Patterns
-therefore use only the common subset: no look-arounds, no back-references.
-Replacements are written in Rust form (`${1}`) and translated for Python.
+One rule list serves two engines: Python `re` for single strings (errors, logs, cards, whole
+code files) and polars' Rust regex for whole Parquet columns (the hot path). Regex rules
+therefore use only the common subset: no look-arounds, no back-references; replacements are
+written in Rust form (`${1}`) and translated for Python. Two kinds need code, not a regex, and
+run in Python only: PEM private-key blocks (replaced line for line, so code chunk line numbers
+still match the file) and card numbers (Luhn-checked). Column values that may hold either are
+routed to the Python engine, so both engines give the same result by construction.
+
+Every redaction leaves a typed marker, `[REDACTED:<kind>]`, so search stays honest about what
+was there. E-mail addresses and phone numbers are PII: `pii=False` (setting `redact_pii`) keeps them.
 """
 
 from __future__ import annotations
@@ -15,104 +21,188 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # polars is imported where frames are redacted, not by every user of redact()
     import polars as pl
 
+RULES_VERSION = 2  # bump when what is redacted changes: extractors then re-read every unit
+
 
 @dataclass(frozen=True)
 class Rule:
     kind: str
     pattern: str
     replacement: str  # Rust/polars syntax: ${1}
+    pii: bool = False
+    guard: str | None = None  # Python only: a cheap regex every match contains (skips a slow rule)
+    needs: tuple[str, ...] = ()  # Python only: every match contains one of these (lower case)
 
 
-def _mark(kind: str) -> str:
+def mark(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
-# Order matters: specific, multi-part secrets first; generic e-mail/phone last.
+_KEYS = (r"[A-Za-z0-9_]*?(?:aws_secret_access_key|secret_access_key|client_secret|api[_\-]?key|apikey"
+         r"|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|secret[_\-]?key|secret|token"
+         r"|password|passwd|pwd|пароль)")
+_SEP = r"(\\?[\"']?\s*(?:[:=]|=>)\s*)"  # `k=v`, `k: v`, `"k": "v"` and JSON-in-JSON `\"k\": \"v\"`
+_V = r"[^\s\"',;\\\[][^\s\"',;\\]"  # a bare value, never an earlier marker (`[REDACTED:…]`): _V + "{3,}"
+# Every key in _KEYS ends with one of these, right before its separator. Python's engine is slow on
+# the lazy key prefix (3x the other rules together), so it runs those rules only where this matches.
+_KEY_GUARD = r"(?i)(?:key|secret|token|passw(?:or)?d|pwd|пароль)(?:\\?[\"']?\s*(?:[:=]|=>)|\s+is\s+)"
+
+# Order matters: specific, multi-part secrets first; generic assignments next; e-mail/phone last.
 RULES: tuple[Rule, ...] = (
-    Rule("private-key",
-         r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----",
-         _mark("private-key")),
-    Rule("private-key", r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[A-Za-z0-9+/=\s\\n]*", _mark("private-key")),
-    Rule("url-credentials", r"([A-Za-z][A-Za-z0-9+.\-]*://)[^/\s:@\"'<>]+:[^/\s@\"'<>]+@",
-         "${1}" + _mark("url-credentials") + "@"),
-    Rule("jwt", r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", _mark("jwt")),
-    Rule("api-key", r"\bsk-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}", _mark("api-key")),
-    Rule("api-key", r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}", _mark("api-key")),
-    Rule("api-key", r"\bgithub_pat_[A-Za-z0-9_]{20,}", _mark("api-key")),
-    Rule("api-key", r"\bglpat-[A-Za-z0-9_\-]{20,}", _mark("api-key")),
-    Rule("api-key", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}", _mark("api-key")),
-    Rule("api-key", r"\bAIza[0-9A-Za-z_\-]{35}", _mark("api-key")),
-    Rule("cloud-key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b", _mark("cloud-key")),
-    Rule("secret",
-         r"(?i)\b([A-Za-z0-9_]*?(?:aws_secret_access_key|secret_access_key|client_secret|api[_\-]?key|apikey"
-         r"|access[_\-]?token|auth[_\-]?token|secret[_\-]?key|secret|token|password|passwd|pwd|пароль))"
-         r"([\"']?\s*(?:[:=]|=>)\s*[\"']?|\s+is\s+)([^\s\"',;]{4,})",
-         "${1}${2}" + _mark("secret")),
-    Rule("secret", r"(?i)(пароль[^:\n]{1,30}:\s*)([^\s\"',;]{4,})", "${1}" + _mark("secret")),
-    Rule("secret", r"(?i)(пароль\s+)([^\s\"',;]*\d[^\s\"',;]*)", "${1}" + _mark("secret")),
-    Rule("secret", r"(?i)(identified\s+(?:with\s+\S+\s+)?by\s+)'[^'\n]+'", "${1}'" + _mark("secret") + "'"),
-    Rule("secret", r"(\bmysql(?:dump|admin)?\b[^\n|;]*?\s-p)([^\s'\"]{4,})", "${1}" + _mark("secret")),
-    Rule("bearer", r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/\-]{16,}=*", "${1}" + _mark("bearer")),
+    Rule("url_password", r"([A-Za-z][A-Za-z0-9+.\-]*://)([^/\s:@\"'<>]+):[^\s@\"'<>]+@",
+         "${1}${2}:" + mark("url_password") + "@", needs=("://",)),
+    Rule("jwt", r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", mark("jwt"), needs=("eyj",)),
+    Rule("anthropic_key", r"\bsk-ant-[A-Za-z0-9_\-]{16,}", mark("anthropic_key"), needs=("sk-ant-",)),
+    Rule("openai_key", r"\bsk-(?:proj-|svcacct-|admin-|live-|test-)?[A-Za-z0-9_\-]{16,}", mark("openai_key"),
+         needs=("sk-",)),
+    Rule("stripe_key", r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", mark("stripe_key"), needs=("k_live_", "k_test_")),
+    Rule("github_token", r"\b(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
+         mark("github_token"), needs=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+    Rule("gitlab_token", r"\bglpat-[A-Za-z0-9_\-]{20,}", mark("gitlab_token"), needs=("glpat-",)),
+    Rule("slack_token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,}", mark("slack_token"), needs=("xox",)),
+    Rule("google_key", r"\bAIza[0-9A-Za-z_\-]{35}", mark("google_key"), needs=("aiza",)),
+    Rule("aws_key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b", mark("aws_key"),
+         needs=("akia", "asia", "agpa", "aida", "aroa")),
+    Rule("aws_secret", r"(?i)\b([A-Za-z0-9_]*?(?:aws_secret_access_key|secret_access_key))" + _SEP
+         + r"(\\?[\"']?)[A-Za-z0-9/+=]{16,}", "${1}${2}${3}" + mark("aws_secret"), guard=_KEY_GUARD),
+    # a quoted value is taken whole (it may hold spaces); then the bare `k=v` / `k: v` shapes
+    Rule("secret", r"(?i)\b(" + _KEYS + ")" + _SEP + r"(\\?\")[^\"\\\n\[][^\"\\\n]{0,255}\\?\"",
+         "${1}${2}${3}" + mark("secret") + "${3}", guard=_KEY_GUARD),
+    Rule("secret", r"(?i)\b(" + _KEYS + r")(\\?[\"']?\s*(?:[:=]|=>)\s*\\?[\"']?|\s+is\s+)(" + _V + "{3,})",
+         "${1}${2}" + mark("secret"), guard=_KEY_GUARD),
+    Rule("secret", r"(?i)(пароль[^:\n]{1,30}:\s*)(" + _V + "{3,})", "${1}" + mark("secret"),
+         needs=("пароль",)),
+    Rule("secret", r"(?i)(пароль\s+)([^\s\"',;\\]*\d[^\s\"',;\\]*)", "${1}" + mark("secret"), needs=("пароль",)),
+    Rule("secret", r"(?i)(identified\s+(?:with\s+\S+\s+)?by\s+)'[^'\n]+'", "${1}'" + mark("secret") + "'",
+         needs=("identified",)),
+    Rule("secret", r"(\bmysql(?:dump|admin)?\b[^\n|;]*?\s-p)([^\s'\"\\\[][^\s'\"\\]{3,})", "${1}" + mark("secret"),
+         needs=("mysql",)),
+    Rule("bearer", r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/\-]{16,}=*", "${1}" + mark("bearer"), needs=("bearer",)),
+    Rule("basic_auth", r"(?i)(authorization:\s*basic\s+)[A-Za-z0-9+/]{12,}=*", "${1}" + mark("basic_auth"),
+         needs=("authorization",)),
     # The local part is the personal bit; the domain is kept because hosts (`deploy@iya.ru`) are what work is about.
     Rule("email", r"[A-Za-z0-9._%+\-]+@([A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,})",
-         _mark("email") + "@${1}"),
-    Rule("phone", r"\+\d{1,3}[\s\-]?\(?\d{2,4}\)?[\s\-]?\d{2,4}[\s\-]?\d{2,4}(?:[\s\-]?\d{2,4})?", _mark("phone")),
-    Rule("phone", r"\b8\s?\(\d{3}\)\s?\d{3}[\s\-]?\d{2}[\s\-]?\d{2}\b", _mark("phone")),
+         mark("email") + "@${1}", pii=True, needs=("@",)),
+    Rule("phone", r"\+\d{1,3}[\s\-]?\(?\d{2,4}\)?[\s\-]?\d{2,4}[\s\-]?\d{2,4}(?:[\s\-]?\d{2,4})?"  # +7 912 …, +1 415 …
+         r"|\b8\s?\(\d{3}\)\s?\d{3}[\s\-]?\d{2}[\s\-]?\d{2}\b"  # 8 (912) 345-67-89
+         r"|\(\d{3}\)\s?\d{3}[\s.\-]\d{4}\b|\b\d{3}[.\-]\d{3}[.\-]\d{4}\b",  # (415) 555-0199, 415-555-0199
+         mark("phone"), pii=True),
 )
 
-# A cheap pre-filter both engines understand: every rule above needs one of these fragments, so a
-# string without any cannot contain a secret. Keep it a superset of the rules (tests check it).
-HINT = (r"(?i)(-----BEGIN|://|eyJ|sk-|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|AIza|AKIA|ASIA|AGPA|AIDA|AROA"
-        r"|secret|token|passw|pwd|пароль|api[_\-]?key|apikey|bearer|identified|mysql|@|\+\d|8\s?\()")
+# A cheap pre-filter both engines understand: every rule needs one of these fragments, so a string
+# without any cannot contain a secret. Keep it a superset of the rules (tests check it).
+HINT = (r"(?i)(-----BEGIN|-----END|://|eyJ|sk-|k_live_|k_test_|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|AIza"
+        r"|AKIA|ASIA|AGPA|AIDA|AROA|secret|token|passw|pwd|пароль|api[_\-]?key|apikey|bearer"
+        r"|authorization|identified|mysql|@|\+\d|8\s?\(|\(\d{3}\)|\d{3}[.\-]\d{3}[.\-]\d{4}"
+        r"|[3-6]\d{3}[ \-]?\d{4}[ \-]?\d{4})")
+# Values that need the Python-only kinds (PEM blocks, card numbers).
+PY_ONLY_HINT = r"(-----BEGIN|-----END|[3-6]\d{3}[ \-]?\d{4}[ \-]?\d{4})"
 
 PY_MAX_HITS = 48
-_PY = [(re.compile(r.pattern), re.sub(r"\$\{(\d+)\}", r"\\g<\1>", r.replacement)) for r in RULES]
 _HINT = re.compile(HINT)
+_PY_ONLY = re.compile(PY_ONLY_HINT)
+_PY = [(re.compile(r.pattern), re.sub(r"\$\{(\d+)\}", r"\\g<\1>", r.replacement), r.pii,
+        re.compile(r.guard) if r.guard else None, r.needs) for r in RULES]
+
+_PEM_HEAD = r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----"
+_PEM_TAIL = r"-----END [A-Z0-9 ]*PRIVATE KEY-----"
+_PEM = [
+    re.compile(_PEM_HEAD + r"[\s\S]*?" + _PEM_TAIL),  # a whole block
+    re.compile(_PEM_HEAD + r"(?:[A-Za-z0-9+/=\s]|\\[nr])*"),  # a block cut after its head
+    re.compile(r"(?:[A-Za-z0-9+/=]{16,}[ \t]*(?:\r?\n|\\n))+" + _PEM_TAIL),  # a block cut before its tail
+]
+_CARD = re.compile(r"\b[3-6]\d{3}(?:[ \-]?\d){9,15}\b")
 
 
-def redact(text: str | None) -> str | None:
-    """Redact one string (errors, log lines, cursor values, column values that hit the pre-filter)."""
+def _keep_breaks(m: re.Match[str]) -> str:
+    """The marker plus the line breaks the block spanned, so line numbers after it still hold."""
+    return mark("private_key") + "\n" * m.group(0).count("\n")
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _card(m: re.Match[str]) -> str:
+    """A Luhn-valid run of 13-19 digits; a grouped run (`4111 1111 1111 1111 2 items`) is also tried
+    at each group boundary, since the candidate regex may have run on into the next number."""
+    raw = m.group(0)
+    spans = [g.span() for g in re.finditer(r"\d+", raw)]
+    for n in range(len(spans), 0, -1):
+        end = spans[n - 1][1]
+        digits = re.sub(r"\D", "", raw[:end])
+        if 13 <= len(digits) <= 19 and _luhn(digits):
+            return mark("card") + raw[end:]
+        if len(spans) == 1:
+            break
+    return raw
+
+
+def redact(text: str | None, pii: bool = True) -> str | None:
+    """Redact one string (errors, log lines, cards, whole files, column values that hit the pre-filter)."""
     if not text or not _HINT.search(text):
         return text
-    for rx, repl in _PY:
-        text = rx.sub(repl, text)
+    py_only = _PY_ONLY.search(text) is not None
+    if py_only and "-----" in text:
+        for rx in _PEM:
+            text = rx.sub(_keep_breaks, text)
+    low = text.lower()
+    for rx, repl, is_pii, guard, needs in _PY:
+        if not pii and is_pii:
+            continue
+        if (not needs or any(n in low for n in needs)) and (guard is None or guard.search(text)):
+            text = rx.sub(repl, text)
+    if py_only:
+        text = _CARD.sub(_card, text)
     return text
 
 
-def redact_expr(col: pl.Expr) -> pl.Expr:
-    """A polars expression that redacts a string column with the same rules (for lazy pipelines)."""
+def redact_expr(col: pl.Expr, pii: bool = True) -> pl.Expr:
+    """A polars expression with the regex rules (values with PEM blocks or card numbers need `redact`)."""
     for r in RULES:
-        col = col.str.replace_all(r.pattern, r.replacement)
+        if pii or not r.pii:
+            col = col.str.replace_all(r.pattern, r.replacement)
     return col
 
 
-def _redact_series(s: pl.Series) -> pl.Series:
+def _redact_series(s: pl.Series, pii: bool) -> pl.Series:
     """Only values that hit the pre-filter (one vectorised regex pass) go through the rules."""
     if s.null_count() == s.len():
         return s
     mask = s.str.contains(HINT).fill_null(False)
     if not mask.any():
         return s
-    idx = mask.arg_true()
-    hits = s.gather(idx)
     import polars as pl
 
+    idx = mask.arg_true()
+    hits = s.gather(idx)
     if hits.len() <= PY_MAX_HITS:  # a few strings: precompiled Python regexes beat compiling 20 Rust ones
-        return s.scatter(idx, [redact(v) for v in hits.to_list()])
-    return s.scatter(idx, hits.to_frame("v").select(redact_expr(pl.col("v")))["v"])
+        return s.scatter(idx, [redact(v, pii) for v in hits.to_list()])
+    out = hits.to_frame("v").select(redact_expr(pl.col("v"), pii))["v"]
+    py = hits.str.contains(PY_ONLY_HINT).fill_null(False)
+    if py.any():
+        py_idx = py.arg_true()
+        out = out.scatter(py_idx, [redact(v, pii) for v in hits.gather(py_idx).to_list()])
+    return s.scatter(idx, out)
 
 
-def redact_frame(df: pl.DataFrame) -> pl.DataFrame:
+def redact_frame(df: pl.DataFrame, pii: bool = True) -> pl.DataFrame:
     """Redact every string and list-of-string column of a frame."""
     import polars as pl
 
     cols = []
     for name, dtype in df.schema.items():
         if dtype == pl.String:
-            red = _redact_series(df[name].clone())
+            red = _redact_series(df[name].clone(), pii)
             if red is not df[name]:
                 cols.append(red)
         elif isinstance(dtype, pl.List) and dtype.inner == pl.String:  # short lists (names, paths): plain Python
-            values = [None if v is None else [redact(x) for x in v] for v in df[name].to_list()]
+            values = [None if v is None else [redact(x, pii) for x in v] for v in df[name].to_list()]
             cols.append(pl.Series(name, values, dtype=dtype))
     return df.with_columns(cols) if cols else df

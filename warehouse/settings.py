@@ -129,6 +129,7 @@ class Settings(_Strict):
     retention_days: int = Field(default=180, ge=1)
     exclude: Exclude = Field(default_factory=Exclude)
     redact_secrets: bool = True
+    redact_pii: bool = True  # e-mail addresses and phone numbers (only while redact_secrets is on)
     semantic: Semantic = Field(default_factory=Semantic)
     dispatch: Dispatch = Field(default_factory=Dispatch)
     index: Index = Field(default_factory=Index)
@@ -181,6 +182,8 @@ class Settings(_Strict):
             "retention_days": self.retention_days,
             "index": self.index.model_dump(),
         }
+        if not self.redact_pii:  # the default adds nothing: index_rev stays what it was before the switch
+            out["redact_pii"] = False
         if self.semantic.enabled:  # off adds nothing: index_rev stays what it was before the semantic lane
             from warehouse.embed import model_key
 

@@ -83,6 +83,7 @@ class Budget:
     max_chars: int
     rest_command: str  # e.g. "akw get skill deploy-iya-ru --source skill:… "
     redact_text: bool = True
+    redact_pii: bool = True
     cuts: list[Cut] = field(default_factory=list)
 
     def text(self, name: str, value: str | None, limit: int | None = None) -> str | None:
@@ -90,7 +91,7 @@ class Budget:
         if value is None:
             return None
         if self.redact_text:
-            value = redact(value) or ""
+            value = redact(value, self.redact_pii) or ""
         limit = self.max_chars if limit is None else limit
         total = len(value)
         if total > limit:

@@ -45,7 +45,7 @@ def get_card(paths: Paths, settings: Settings, kind: str, ident: str, task: str 
     ident = _arg(ident, "id", required=True) or ""
     task, source = _arg(task, "task"), _arg(source, "source")
     budget = Budget(check_max_chars(max_chars), _rest_command(kind, ident, source, task),
-                    redact_text=settings.redact_secrets)
+                    redact_text=settings.redact_secrets, redact_pii=settings.redact_pii)
     with published(paths.generations) as (con, rev):
         if kind == "agent":
             card = agent_card(con, rev, settings, ident, task, budget)

@@ -38,7 +38,7 @@ def run_extract(paths: Paths, settings: Settings, sources: list[str] | None = No
                 progress: Progress | None = None) -> dict[str, Any]:
     """Run every enabled extractor; a crash in one is recorded with KNOWLEDGE_INTERNAL, the rest go on."""
     paths.ensure()
-    lake = Lake(paths.lake, redact=settings.redact_secrets)
+    lake = Lake(paths.lake, redact=settings.redact_secrets, pii=settings.redact_pii)
     started = time.perf_counter()
     reports: list[SourceReport] = []
     roots = root_states(paths, settings)

@@ -20,7 +20,7 @@ from typing import Any
 
 from warehouse.lake import Lake
 from warehouse.paths import Paths
-from warehouse.redact import redact
+from warehouse.redact import RULES_VERSION, redact
 from warehouse.settings import Settings
 from warehouse.state import SourceStore, UnitState
 from warehouse.tombstones import Tombstones
@@ -30,6 +30,12 @@ Progress = Callable[[str, int, int | None], None]  # (description, advance, tota
 
 def utc_now_iso() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def redaction_sig(settings: Settings) -> list[Any]:
+    """What decides the redacted text of a unit: part of every extractor's revision, so a rule or
+    switch change re-reads every unit instead of keeping text redacted under the old rules."""
+    return [settings.redact_secrets, settings.redact_pii, RULES_VERSION]
 
 
 @dataclass

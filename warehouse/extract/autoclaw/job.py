@@ -36,7 +36,7 @@ from warehouse.extract.autoclaw.sqlite_open import (
 )
 from warehouse.extract.autoclaw.sync import DbInfo, drop_parts, inspect, part_numbers, sync_table, unit_fresh
 from warehouse.extract.autoclaw.tables import ACCOUNTS_SCHEMA, ACCOUNTS_TABLE, SPECS, lake_schema
-from warehouse.extract.base import ExtractContext, SourceReport
+from warehouse.extract.base import ExtractContext, SourceReport, redaction_sig
 from warehouse.lake import unit_key
 
 SOURCE = "autoclaw"
@@ -57,7 +57,7 @@ def discover(root: Path) -> list[tuple[str, Path]]:
 def config_fingerprint(ctx: ExtractContext) -> str:
     ex = ctx.settings.exclude
     payload = [EXTRACTOR_VERSION, sorted(ex.workspaces), sorted(ex.sessions), sorted(ex.actors),
-               ctx.settings.redact_secrets, ctx.privacy_sig()]
+               *redaction_sig(ctx.settings), ctx.privacy_sig()]
     return hashlib.sha1(json.dumps(payload).encode()).hexdigest()[:16]
 
 

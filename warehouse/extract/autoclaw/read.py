@@ -19,7 +19,6 @@ from warehouse.redact import redact
 from warehouse.settings import Settings
 
 ENTRIES = next(s for s in SPECS if s.source == "neutral_session_entries")
-TEXT_FIELDS = ("text", "tool_input", "tool_error")
 _BATCH = 500
 
 
@@ -59,7 +58,7 @@ def read_entries(autoclaw_root: Path, settings: Settings, account: str, session_
     for r in rows:
         d = dict(zip(names, r, strict=True))
         if settings.redact_secrets:
-            d.update({k: redact(d[k]) for k in TEXT_FIELDS if isinstance(d.get(k), str)})
+            d.update({k: redact(v, settings.redact_pii) for k, v in d.items() if isinstance(v, str)})  # every column
         out.append(d)
     out.sort(key=lambda d: (d.get("session_seq") is None, d.get("session_seq") or 0, str(d.get("entry_id"))))
     return out

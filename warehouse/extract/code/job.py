@@ -1,6 +1,6 @@
 """Code extractor: the built-in code index for the `code` lane -> lake tables `code_files`, `code_chunks`.
 
-Unit = one registered workspace (its id). Revision (cursor) = "c<CHUNKER_VERSION>:" + sha256 over the
+Unit = one registered workspace (its id). Revision (cursor) = "c<CHUNKER_VERSION>:<redaction sig>:" + sha256 over the
 workspace path, the size cap and the sorted (rel_path, size, mtime_ns) of every candidate file, so an
 untouched workspace costs one stat walk. When it changed, only files whose (size, mtime_ns) differ from
 the previous `code_files` row are read and re-chunked; the other chunks are read back from the lake.
@@ -21,11 +21,12 @@ from typing import Any
 import polars as pl
 
 from warehouse.errors import Code
-from warehouse.extract.base import ExtractContext, SourceReport
+from warehouse.extract.base import ExtractContext, SourceReport, redaction_sig
 from warehouse.extract.code.chunk import CHUNKER_VERSION, chunk_lines, language_of, split_lines
 from warehouse.extract.code.walk import FileStat, walk_workspace
 from warehouse.extract.registry import Workspace, read_workspaces
 from warehouse.lake import unit_key
+from warehouse.redact import redact
 
 SOURCE = "code"
 SNIFF_BYTES = 8192
@@ -74,11 +75,12 @@ def _workspace(ctx: ExtractContext, report: SourceReport, ws: Workspace) -> None
     walk = walk_workspace(ws.path, max_bytes, ctx.excluded_path)
     files = sorted(walk.files, key=lambda f: f.rel_path)
     prev_cursor = ctx.store.cursor(ws.id)
-    revision = _revision(ws.path, max_bytes, files)
+    sig = _sig(ctx)
+    revision = _revision(ws.path, max_bytes, files, sig)
     if prev_cursor == revision and (ctx.lake.table_dir(SOURCE, "code_files") / f"{key}.parquet").exists():
         report.units_unchanged += 1
         return
-    reusable = isinstance(prev_cursor, str) and prev_cursor.startswith(f"c{CHUNKER_VERSION}:")
+    reusable = isinstance(prev_cursor, str) and prev_cursor.startswith(f"c{CHUNKER_VERSION}:{sig}:")
     old_files, old_chunks = _read_old(ctx, key) if reusable else ({}, {})
     counts: Counter[str] = Counter(walk.skipped)
     file_rows: list[dict[str, Any]] = []
@@ -90,7 +92,7 @@ def _workspace(ctx: ExtractContext, report: SourceReport, ws: Workspace) -> None
             chunk_rows += [{**c, "workspace_path": ws.path} for c in old_chunks.get(f.rel_path, [])]
             counts["reused"] += 1
             continue
-        made = _chunk_file(ws, f)
+        made = _chunk_file(ws, f, ctx.settings.redact_secrets, ctx.settings.redact_pii)
         if made is UNREADABLE:  # not "binary": the file could not be opened (permissions, a FIFO, a folder)
             counts["unreadable"] += 1
             report.degraded = True
@@ -115,9 +117,14 @@ def _workspace(ctx: ExtractContext, report: SourceReport, ws: Workspace) -> None
 UNREADABLE = ({}, [])  # the marker _chunk_file returns for a file it could not open
 
 
-def _chunk_file(ws: Workspace, f: FileStat) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+def _chunk_file(ws: Workspace, f: FileStat, secrets: bool = True,
+                pii: bool = True) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
     """(code_files row, code_chunks rows), None for a binary (NUL in the first 8 KB), UNREADABLE for a file
-    that cannot be opened as a regular file."""
+    that cannot be opened as a regular file.
+
+    The whole text is redacted before it is chunked: a key block cut into windows first would leave
+    windows holding only its middle lines, which no rule recognises. Redaction keeps line breaks.
+    """
     try:
         fd = os.open(f.abs_path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block the run
         with os.fdopen(fd, "rb") as fh:
@@ -129,6 +136,8 @@ def _chunk_file(ws: Workspace, f: FileStat) -> tuple[dict[str, Any], list[dict[s
     if b"\0" in data[:SNIFF_BYTES]:
         return None
     text = data.decode("utf-8", errors="replace")
+    if secrets:
+        text = redact(text, pii) or ""
     language = language_of(f.rel_path, text[:200].split("\n", 1)[0])
     lines = split_lines(text)
     chunks = chunk_lines(lines, language)
@@ -158,6 +167,11 @@ def _read_old(ctx: ExtractContext, key: str) -> tuple[dict[str, dict[str, Any]],
     return old_files, old_chunks
 
 
-def _revision(path: str, max_bytes: int, files: list[FileStat]) -> str:
+def _sig(ctx: ExtractContext) -> str:
+    """The redaction signature: chunks redacted under other rules are never reused."""
+    return hashlib.sha256(json.dumps(redaction_sig(ctx.settings)).encode()).hexdigest()[:8]
+
+
+def _revision(path: str, max_bytes: int, files: list[FileStat], sig: str) -> str:
     payload = [path, max_bytes, [(f.rel_path, f.size, f.mtime_ns) for f in files]]
-    return f"c{CHUNKER_VERSION}:" + hashlib.sha256(json.dumps(payload).encode()).hexdigest()
+    return f"c{CHUNKER_VERSION}:{sig}:" + hashlib.sha256(json.dumps(payload).encode()).hexdigest()

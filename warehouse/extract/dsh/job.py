@@ -19,7 +19,7 @@ from typing import Any
 import polars as pl
 
 from warehouse.errors import Code
-from warehouse.extract.base import ExtractContext, SourceReport, inside, skipped
+from warehouse.extract.base import ExtractContext, SourceReport, inside, redaction_sig, skipped
 from warehouse.extract.dsh.parse import (
     ARTIFACTS_SCHEMA,
     EVENTS_SCHEMA,
@@ -166,7 +166,7 @@ def discover(home: Path) -> list[SessionFile]:
 
 def _exclusion_sig(ctx: ExtractContext) -> str:
     ex = ctx.settings.exclude
-    return _sha(dumps([ex.paths, ex.file_patterns, ctx.settings.redact_secrets, ctx.privacy_sig()]).encode())[:16]
+    return _sha(dumps([ex.paths, ex.file_patterns, *redaction_sig(ctx.settings), ctx.privacy_sig()]).encode())[:16]
 
 
 def _actor_ids(session_id: str, proj: dict[str, Any]) -> tuple[str, ...]:

@@ -19,8 +19,15 @@ from typing import Any
 import polars as pl
 import zstandard
 
+from warehouse.redact import redact
+
 TS = pl.Datetime("ms", "UTC")
-TEXT_CAP = 64_000  # tool outputs and write arguments can be huge; the lake keeps a bounded prefix
+# One event's text field keeps at most TEXT_CAP characters (a 5 MB tool output would otherwise add
+# ~21 MB to a generation): the head, then a marker naming the rest's size and where it stays (the
+# source log, session + seq). Cards read the full text from the source on demand.
+TEXT_CAP = 64_000
+CAPPED_FIELDS = ("text", "reasoning", "arguments", "command", "file_path", "data_json")
+_CAP_MARGIN = 4_096  # redact a little past the cut, so no secret is left half-cut below its rule's length
 
 EVENTS_SCHEMA: dict[str, pl.DataType] = {
     "session_id": pl.String(), "seq": pl.Int64(), "line_no": pl.Int64(), "time": TS, "kind": pl.String(),
@@ -141,8 +148,19 @@ def dumps(v: Any) -> str:
     return json.dumps(v, sort_keys=True, ensure_ascii=False)
 
 
-def cap(s: str | None) -> str | None:
-    return s[:TEXT_CAP] if s and len(s) > TEXT_CAP else s
+def cap(s: str | None, session_id: str, seq: int | None) -> str | None:
+    """A bounded head (always redacted: a secret cut in half would slip past its rule) and a marker."""
+    if not s or len(s) <= TEXT_CAP:
+        return s
+    head = (redact(s[:TEXT_CAP + _CAP_MARGIN]) or "")[:TEXT_CAP]
+    return f"{head}\n[TRUNCATED: {len(s) - TEXT_CAP} more chars in the source, session {session_id} seq {seq}]"
+
+
+def cap_event(ev: dict[str, Any]) -> None:
+    for k in CAPPED_FIELDS:
+        v = ev.get(k)
+        if isinstance(v, str) and len(v) > TEXT_CAP:
+            ev[k] = cap(v, ev["session_id"], ev.get("seq"))
 
 
 def blocks_text(content: Any, block_type: str = "text") -> str | None:
@@ -227,7 +245,7 @@ def _decode_args(raw: Any) -> tuple[str | None, Any, bool]:
 def _tool_call(ev: dict[str, Any], d: dict[str, Any]) -> None:
     name = to_str(d.get("name"))
     raw, args, bad = _decode_args(d.get("arguments"))
-    ev.update(role="tool_call", tool_name=name, call_id=to_str(d.get("callId")), arguments=cap(raw),
+    ev.update(role="tool_call", tool_name=name, call_id=to_str(d.get("callId")), arguments=raw,
               arguments_bad=bad)
     if not isinstance(args, dict):
         return
@@ -247,7 +265,7 @@ def _tool_call(ev: dict[str, Any], d: dict[str, Any]) -> None:
 
 def _tool_result(ev: dict[str, Any], d: dict[str, Any]) -> None:
     ev.update(role="tool_result", tool_name=to_str(d.get("name")), call_id=to_str(d.get("callId")),
-              is_error=bool(d.get("isError")), text=cap(blocks_text(d.get("content"))))
+              is_error=bool(d.get("isError")), text=blocks_text(d.get("content")))
 
 
 def _files(d: dict[str, Any], meta_key: str) -> list[dict[str, str | None]]:
@@ -284,8 +302,12 @@ def _identity(kind: str, ev: dict[str, Any]) -> tuple[Any, ...] | None:
 
 
 # -- the parser ------------------------------------------------------------------
-def parse_log(session_id: str, text: bytes, path_excluded: PathFilter | None = None) -> ParsedLog:
-    """Turn decompressed log bytes into event/artifact rows plus per-session stats."""
+def parse_log(session_id: str, text: bytes, path_excluded: PathFilter | None = None,
+              capped: bool = True) -> ParsedLog:
+    """Turn decompressed log bytes into event/artifact rows plus per-session stats.
+
+    `capped`: bound each text field at TEXT_CAP (what is stored); cards read whole texts (False).
+    """
     excluded = path_excluded or (lambda _p: False)
     lines, bad, truncated = split_lines(text)
     out = ParsedLog()
@@ -338,7 +360,9 @@ def parse_log(session_id: str, text: bytes, path_excluded: PathFilter | None = N
             _artifacts(out, ev, kind, d, excluded, out.header.get("cwd"))
         if ev["role"] == "other":
             st["events_unknown"] += 1
-            ev["data_json"] = cap(dumps(d)) if d else None
+            ev["data_json"] = dumps(d) if d else None
+        if capped:
+            cap_event(ev)
         _count(st, ev, kind, turns)
         out.events.append(ev)
     st["turns"] = len(turns)

@@ -20,8 +20,6 @@ from warehouse.extract.dsh.parse import CorruptLog, decode, parse_log
 from warehouse.redact import redact
 from warehouse.settings import Settings
 
-TEXT_FIELDS = ("text", "reasoning", "arguments", "command", "file_path", "data_json", "files_json")
-
 
 @dataclass(frozen=True)
 class SessionEvents:
@@ -53,7 +51,7 @@ def read_session_events(dsh_home: Path, settings: Settings, session_id: str, seq
         raise KnowledgeError(Code.SOURCE_UNAVAILABLE, f"session log unreadable ({e.strerror})",
                              session_id=session_id) from None
     try:
-        parsed = parse_log(session_id, decode(raw), lambda p: path_excluded(settings, p))
+        parsed = parse_log(session_id, decode(raw), lambda p: path_excluded(settings, p), capped=False)
     except CorruptLog:
         raise KnowledgeError(Code.SOURCE_CORRUPT, "session log is not a readable zstd stream",
                              session_id=session_id) from None
@@ -63,7 +61,7 @@ def read_session_events(dsh_home: Path, settings: Settings, session_id: str, seq
         if seq is None or (seq_first is not None and seq < seq_first) or (seq_last is not None and seq > seq_last):
             continue
         if settings.redact_secrets:
-            ev = {**ev, **{k: redact(ev.get(k)) for k in TEXT_FIELDS if ev.get(k)}}
+            ev = {k: redact(v, settings.redact_pii) if isinstance(v, str) else v for k, v in ev.items()}  # every field
         out.append(ev)
     out.sort(key=lambda e: (e["seq"], e["line_no"]))
     return SessionEvents(path, out)

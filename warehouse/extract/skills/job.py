@@ -23,7 +23,7 @@ from typing import Any
 import polars as pl
 
 from warehouse.errors import Code
-from warehouse.extract.base import ExtractContext, SourceReport, inside, skipped
+from warehouse.extract.base import ExtractContext, SourceReport, inside, redaction_sig, skipped
 from warehouse.extract.skills.autoclaw_ledger import AutoclawExtras, read_extras
 from warehouse.extract.skills.files import ResourceStat, hash_resource, stat_resources
 from warehouse.extract.skills.parse import ParsedSkill, SkillParseError, missing_references, parse_skill_md
@@ -121,7 +121,7 @@ def _skill(ctx: ExtractContext, report: SourceReport, unit: str, root: Root, rel
         return {xkey}
     stats = stat_resources(str(folder), skip=ctx.excluded_path)
     sha = hashlib.sha256(raw).hexdigest()
-    revision = _revision(skill_id, str(folder), sha, stats, extras.entry(xkey))
+    revision = _revision(skill_id, str(folder), sha, stats, extras.entry(xkey), redaction_sig(ctx.settings))
     key = unit_key(SOURCE, unit)
     if ctx.store.cursor(unit) == revision and _has_file(ctx, key):
         report.units_unchanged += 1
@@ -176,7 +176,8 @@ def _row(root: Root, rel_dir: str, skill_id: str, name: str, md: Path, p: Parsed
 def _removed_row(root: Root, sid: str, extras: AutoclawExtras, taken: set[str]) -> dict[str, Any]:
     skill_id = _claim(f"skill:{root.kind}:{sid}{root.id_suffix}", str(root.path / sid), taken)
     row = _base_row(root, sid, skill_id, sid, extras, sid)
-    row["revision"] = _revision(skill_id, str(root.path / sid), None, [], extras.entry(sid))
+    # a removed skill has no text, so no redaction signature
+    row["revision"] = _revision(skill_id, str(root.path / sid), None, [], extras.entry(sid), [])
     return row
 
 
@@ -213,8 +214,9 @@ def _claim(skill_id: str, folder: str, taken: set[str]) -> str:
 
 
 def _revision(skill_id: str, folder: str, sha: str | None, stats: list[ResourceStat],
-              entry: dict[str, Any]) -> str:
+              entry: dict[str, Any], sig: list[Any]) -> str:
     payload = [CURSOR_VERSION, skill_id, folder, sha, [(s.rel_path, s.size, s.mtime_ns) for s in stats], entry]
+    payload.append(sig)
     return "sha256:" + hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
