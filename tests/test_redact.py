@@ -155,3 +155,18 @@ def test_pii_switch_keeps_mail_and_phones_but_not_secrets() -> None:
 def test_a_later_rule_never_retypes_an_earlier_marker() -> None:
     assert redact("aws_secret_access_key = CANARYwJalrXUtnFEMIK7MDENGbPxRfiCY") == \
         "aws_secret_access_key = [REDACTED:aws_secret]"
+
+
+@pytest.mark.parametrize("uuid", ["60951513-9539-4343-ac5c-392a24604bf0", "58819390-5774-4320-8725-6fbfe3cc8ac5",
+                                  "abcdef12-4111-1111-1111-111111111111"])
+def test_a_uuid_is_not_a_card_number(uuid: str) -> None:
+    """Ids must survive: a UUID whose leading groups are digits can be Luhn-valid by chance (seen in
+    AutoClaw entry ids at 100k events), and a redacted id breaks every reference to it."""
+    assert redact(f"entry {uuid} done") == f"entry {uuid} done"
+    assert redact("card 4111-1111-1111-1111 done") == "card [REDACTED:card] done"
+
+
+def test_a_marker_in_a_url_is_not_re_marked_as_a_password() -> None:
+    once = redact("git remote set-url origin https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/a.git")
+    assert once == "git remote set-url origin https://[REDACTED:github_token]@github.com/a.git"
+    assert redact(once) == once

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # polars is imported where frames are redacted, not by every user of redact()
     import polars as pl
 
-RULES_VERSION = 2  # bump when what is redacted changes: extractors then re-read every unit
+RULES_VERSION = 3  # bump when what is redacted changes: extractors then re-read every unit
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,8 @@ _KEY_GUARD = r"(?i)(?:key|secret|token|passw(?:or)?d|pwd|пароль)(?:\\?[\"'
 
 # Order matters: specific, multi-part secrets first; generic assignments next; e-mail/phone last.
 RULES: tuple[Rule, ...] = (
-    Rule("url_password", r"([A-Za-z][A-Za-z0-9+.\-]*://)([^/\s:@\"'<>]+):[^\s@\"'<>]+@",
+    # (no `[` in the user: `https://[REDACTED:github_token]@host` is a marker, not user:password)
+    Rule("url_password", r"([A-Za-z][A-Za-z0-9+.\-]*://)([^/\s:@\"'<>\[]+):[^\s@\"'<>]+@",
          "${1}${2}:" + mark("url_password") + "@", needs=("://",)),
     Rule("jwt", r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", mark("jwt"), needs=("eyj",)),
     Rule("anthropic_key", r"\bsk-ant-[A-Za-z0-9_\-]{16,}", mark("anthropic_key"), needs=("sk-ant-",)),
@@ -111,7 +112,8 @@ _PEM = [
     re.compile(_PEM_HEAD + r"(?:[A-Za-z0-9+/=\s]|\\[nr])*"),  # a block cut after its head
     re.compile(r"(?:[A-Za-z0-9+/=]{16,}[ \t]*(?:\r?\n|\\n))+" + _PEM_TAIL),  # a block cut before its tail
 ]
-_CARD = re.compile(r"\b[3-6]\d{3}(?:[ \-]?\d){9,15}\b")
+# not a group of a UUID or another hex id (`60951513-9539-4343-ac5c-…` is Luhn-valid by chance)
+_CARD = re.compile(r"(?<![0-9A-Fa-f]-)\b[3-6]\d{3}(?:[ \-]?\d){9,15}\b(?!-[0-9A-Fa-f])")
 
 
 def _keep_breaks(m: re.Match[str]) -> str:

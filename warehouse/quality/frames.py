@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from warehouse import db, generation, literals
-from warehouse.redact import _mark, redact
+from warehouse.redact import mark, redact
 from warehouse.sqlfiles import query_sql, query_template
 
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 FRAMES = ("episodes", "events", "actors", "skills", "documents", "relations", "reconcile")
 SKIP_TEXT = {"ak_index_run.errors_json"}  # stable codes and counts, no indexed text
 # a marker left by redaction is not a secret, but `https://[REDACTED:email]@host` reads as URL credentials
-MARKER = re.compile(re.escape(_mark("KIND")).replace("KIND", r"[a-z\-]+"))  # the form redact() writes
+MARKER = re.compile(re.escape(mark("KIND")).replace("KIND", r"[a-z_\-]+"))  # the form redact() writes
 
 
 def _clean(value: str) -> bool:
