@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from warehouse.errors import Code, KnowledgeError, refusing_hostile_input
 from warehouse.paths import Paths
+from warehouse.search.access import Scope, scope_for
 from warehouse.search.contract import SearchRequest, parse_request, response_dict
 from warehouse.search.request import search_request
 from warehouse.search.service import SearchEngine
@@ -72,13 +73,30 @@ def os_user() -> str:
 class Warehouse:
     """A handle on one warehouse home and its settings.
 
-    Identity and locations come from configuration, never from a caller's free text.
+    Identity and locations come from configuration, never from a caller's free text. `principal` is
+    the one seam for a surface that knows its caller (the MCP server's session): it overrides
+    `access.principal` / `AKW_PRINCIPAL`, and is never fed from a request field.
     """
 
-    def __init__(self, paths: Paths, settings: Settings | None = None) -> None:
+    def __init__(self, paths: Paths, settings: Settings | None = None, principal: str | None = None) -> None:
         self.paths = paths
         self.settings = settings if settings is not None else Settings.load(paths.config_file)
+        self.principal = principal
         self._engine: SearchEngine | None = None
+
+    def as_principal(self, principal: str) -> Warehouse:
+        """The same warehouse (and search engine) read as `principal`: for surfaces with sessions (MCP)."""
+        other = Warehouse(self.paths, self.settings, principal=principal)
+        other._engine = self.engine
+        return other
+
+    def _scope(self) -> Scope | None:
+        """The caller's access scope; None with access off. Access on and no principal: refused."""
+        return scope_for(self.settings, self.principal, (self.paths.dsh_home, self.paths.autoclaw_root))
+
+    def _requester(self, default: str) -> str:
+        scope = self._scope()
+        return f"principal:{scope.principal}" if scope is not None else default
 
     @classmethod
     def open(cls, dsh_home: str | Path | None = None, autoclaw_root: str | Path | None = None,
@@ -118,6 +136,9 @@ class Warehouse:
         """Run one read-only query on the published generation (no file or network access from SQL)."""
         from warehouse import generation
 
+        if self.settings.access.enabled:  # docs/access.md: free SQL would read past every right
+            raise KnowledgeError(Code.ACCESS_DENIED, "akw sql is not offered under access control "
+                                 "(access.enabled=true); use search, get and dispatch")
         con, gen = generation.open_current(self.paths.generations)
         try:
             con.execute("SET enable_external_access = false")
@@ -137,7 +158,8 @@ class Warehouse:
     def search(self, request: dict[str, Any] | str) -> dict[str, Any]:
         """`knowledge_search` v1: a request document in, the response document out (contract 000)."""
         self._require_enabled()
-        return response_dict(self.engine.search(_parse(request)))
+        scope = self._scope()
+        return response_dict(self.engine.search(_parse(request), scope))
 
     def search_text(self, query: str, mode: str = "auto", limit: int = 10,
                     workspaces: list[str] | None = None, **extra: Any) -> dict[str, Any]:
@@ -151,7 +173,8 @@ class Warehouse:
         from warehouse.cards.service import get_card  # imported on use: `akw status` stays light
 
         self._require_enabled()
-        return get_card(self.paths, self.settings, kind, id, task=task, source=source, max_chars=max_chars)
+        return get_card(self.paths, self.settings, kind, id, task=task, source=source, max_chars=max_chars,
+                        scope=self._scope())
 
     def get_agent(self, id: str, task: str | None = None, max_chars: int | None = None) -> dict[str, Any]:
         return self.get("agent", id, task=task, max_chars=max_chars)
@@ -174,19 +197,28 @@ class Warehouse:
         from warehouse.dispatch.service import dispatch
 
         self._require_enabled()
-        return dispatch(self.paths, self.settings, self.engine, request, requested_by or f"api:{os_user()}")
+        scope = self._scope()
+        who = f"principal:{scope.principal}" if scope is not None else requested_by or f"api:{os_user()}"
+        return dispatch(self.paths, self.settings, self.engine, request, who, scope)
 
     def dispatch_list(self) -> dict[str, Any]:
         """The recorded dispatches of the outbox, oldest first (read directly: no index needed)."""
         from warehouse.dispatch.service import list_assignments
 
-        return list_assignments(self.paths)
+        doc = list_assignments(self.paths)
+        if self._scope() is not None:  # a principal sees the dispatches it recorded, no others
+            mine = [a for a in doc["assignments"] if a.get("requested_by") == self._requester("")]
+            doc.update(assignments=mine, count=len(mine))
+        return doc
 
     def dispatch_show(self, dispatch_id: str) -> dict[str, Any]:
         """One recorded dispatch (by assignment id or dispatch id): its row and its knowledge.handoff/v1 package."""
         from warehouse.dispatch.service import show
 
-        return show(self.paths, dispatch_id)
+        doc = show(self.paths, dispatch_id)
+        if self._scope() is not None and doc["assignment"].get("requested_by") != self._requester(""):
+            raise KnowledgeError(Code.NOT_FOUND, f"no recorded dispatch {dispatch_id!r} in the outbox", field="id")
+        return doc
 
     def sources(self) -> dict[str, Any]:
         units = load_all_units(self.paths.state_dir)

@@ -8,10 +8,11 @@ from warehouse.cards.agent import agent_card
 from warehouse.cards.code import code_card
 from warehouse.cards.contract import KINDS, card_dict
 from warehouse.cards.episode import episode_card
-from warehouse.cards.lookup import Budget, check_max_chars, published
+from warehouse.cards.lookup import Budget, check_max_chars, not_found, published
 from warehouse.cards.skill import skill_card
 from warehouse.errors import Code, KnowledgeError
 from warehouse.paths import Paths
+from warehouse.search.access import Scope, invisible, view_on
 from warehouse.settings import Settings
 
 
@@ -39,7 +40,9 @@ def _rest_command(kind: str, ident: str, source: str | None, task: str | None) -
 
 
 def get_card(paths: Paths, settings: Settings, kind: str, ident: str, task: str | None = None,
-             source: str | None = None, max_chars: int | None = None) -> dict[str, Any]:
+             source: str | None = None, max_chars: int | None = None, scope: Scope | None = None) -> dict[str, Any]:
+    """`scope` (access on): a card naming any actor, episode, session, skill or chunk the principal does
+    not see is `KNOWLEDGE_NOT_FOUND`, worded exactly as for an id the index does not hold."""
     if kind not in KINDS:
         raise KnowledgeError(Code.INVALID_REQUEST, f"kind: one of {', '.join(KINDS)}", field="kind")
     ident = _arg(ident, "id", required=True) or ""
@@ -55,4 +58,7 @@ def get_card(paths: Paths, settings: Settings, kind: str, ident: str, task: str 
             card = episode_card(con, rev, paths, settings, ident, budget)
         else:
             card = code_card(con, rev, ident, budget)
-    return card_dict(card)
+        doc = card_dict(card)
+        if scope is not None and invisible(doc, view_on(con, scope)):
+            raise not_found(kind, ident, rev)
+    return doc

@@ -46,9 +46,10 @@ class LaneRun(NamedTuple):
 
 def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],
               lane_info: Mapping[str, LaneInfo], settings: Settings, watchdog: Watchdog,
-              ws: Resolved) -> LaneRun:
+              ws: Resolved, allow: str = "") -> LaneRun:
     """Query every included lane (episodes and code are reported on even when not included);
-    `ws` is the workspace filter resolved to document numbers (unused without one)."""
+    `ws` is the workspace filter resolved to document numbers (unused without one); `allow` is the
+    principal's pre-filter (access.View.allow_clause; empty with access off), joined before ranking."""
     lanes = [lane for lane in LANES if lane in req.include or lane in ("episodes", "code")]
     state: dict[str, LaneState] = {}
     traces: list[TraceLane] = []
@@ -58,7 +59,7 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
         t = time.perf_counter()
         if not st["unavailable"] and lane in req.include:
             try:
-                rows = _lane_hits(cur, lane, req, found, st["docs"], watchdog, ws) if found else []
+                rows = _lane_hits(cur, lane, req, found, st["docs"], watchdog, ws, allow) if found else []
                 hits += [(lane, d, s, terms) for d, s, terms in rows]
                 st["hits"] = len(rows)
             except duckdb.InterruptException:
@@ -79,7 +80,7 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
     if no_source:
         hits = []
     elif found and "hits" in state["episodes"] and _profiles_apply(req):
-        hits += _actor_hits(cur, req, found, lane_info.get(ACTOR_LANE, {}), watchdog, ws)
+        hits += _actor_hits(cur, req, found, lane_info.get(ACTOR_LANE, {}), watchdog, ws, allow)
     return LaneRun(state, traces, hits, no_source)
 
 
@@ -95,14 +96,14 @@ def _profiles_apply(req: SearchRequest) -> bool:
 
 
 def _actor_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],
-                info: Mapping[str, object], watchdog: Watchdog, ws: Resolved) -> list[Hit]:
+                info: Mapping[str, object], watchdog: Watchdog, ws: Resolved, allow: str = "") -> list[Hit]:
     """The internal actors lane: profile documents matching the query (none when it fails: the
     episodes lane already answered, and a missing profile only loses a nomination)."""
     docs = int(info.get("docs", 0) or 0)
     if docs == 0:
         return []
     try:
-        rows = _lane_hits(cur, ACTOR_LANE, req, found, docs, watchdog, ws)
+        rows = _lane_hits(cur, ACTOR_LANE, req, found, docs, watchdog, ws, allow)
     except (duckdb.BinderException, duckdb.CatalogException):
         raise  # as above: KNOWLEDGE_NOT_READY
     except duckdb.Error as e:
@@ -112,10 +113,36 @@ def _actor_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[
 
 
 def _lane_hits(cur: duckdb.DuckDBPyConnection, lane: str, req: SearchRequest, found: list[tuple[str, int, int]],
-               lane_docs: int, watchdog: Watchdog, ws: Resolved) -> list[tuple[int, float, list[str]]]:
-    where = lane_predicate(lane, req.filters, ws)
+               lane_docs: int, watchdog: Watchdog, ws: Resolved, allow: str = "",
+               k: int | None = None) -> list[tuple[int, float, list[str]]]:
+    where = " AND ".join(c for c in (lane_predicate(lane, req.filters, ws), allow) if c)
     with watchdog.deadline(cur, LANE_TIMEOUT_S):
-        k = K_RAW if lane == "episodes" else K_ACTORS if lane == ACTOR_LANE else K_LANE
+        k = k or (K_RAW if lane == "episodes" else K_ACTORS if lane == ACTOR_LANE else K_LANE)
         return lexical.lexical_search(cur, lane, req.query, k=k,
                                       where_sql=where, found=found, lane_docs=lane_docs,
                                       selective=is_selective(lane, req.filters))
+
+
+def hidden_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],
+                lane_info: Mapping[str, LaneInfo], watchdog: Watchdog, ws: Resolved, hidden: str,
+                lanes: LaneRun) -> list[int]:
+    """Documents the principal may not see that would have entered a lane's answer (for the content-free
+    hint only: they never reach fusion or the response). "Would have": scoring at least the lowest of
+    the lane's visible hits, or any match when the lane has fewer visible hits than the request's limit.
+    A lane whose query fails or times out gives no hint (the hint is optional, never a reason to fail)."""
+    out: list[int] = []
+    for lane in req.include:
+        st = lanes.state.get(lane, {})
+        if st.get("unavailable") or st.get("degraded") or not found:
+            continue
+        visible = sorted((s for ln, _, s, _ in lanes.hits if ln == lane), reverse=True)[:req.limit]
+        floor = visible[-1] if len(visible) >= req.limit else float("-inf")
+        try:
+            rows = _lane_hits(cur, lane, req, found, int(lane_info.get(lane, {}).get("docs", 0) or 0), watchdog,
+                              ws, hidden, k=req.limit)
+        except (duckdb.BinderException, duckdb.CatalogException):
+            raise
+        except duckdb.Error:
+            continue
+        out += [d for d, s, _ in rows if s >= floor]
+    return sorted(set(out))

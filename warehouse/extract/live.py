@@ -1,0 +1,93 @@
+"""Late-binding access checks against the live sources (seed 004: the ACL cache lags the source).
+
+The index's rights were captured at extract time; just before items are shown, search asks the
+sources again whether each one still stands: the DSH workspace still exists and its registry still
+lists the session, the AutoClaw account database is still readable and the session not deleted,
+the skill file or the code file is still there. Every answer is a plain bool, and anything that
+cannot be checked (file gone, unreadable, locked, corrupt, slow) is `False`: the caller then hides
+the item (fail closed). Read-only like every extractor; nothing here writes or creates a file.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from warehouse.extract.autoclaw.sqlite_open import OpenPolicy, open_source
+from warehouse.extract.registry import read_registry
+
+DB_REL = Path("runtime") / "runtime.sqlite"  # as extract.autoclaw.job (not imported: it pulls in polars)
+CHECK_POLICY = OpenPolicy(busy_timeout_s=0.2, tries=1, backoff_s=0.0)  # a slow source is an unconfirmed one
+
+
+@dataclass
+class LiveSources:
+    """The live checks of one response: each registry and database is read at most once."""
+
+    dsh_home: Path
+    autoclaw_root: Path
+    _registry: dict[str, set[str]] | None = None  # workspace id -> sessions it lists (None: not read yet)
+    _ws_paths: dict[str, str] = field(default_factory=dict)
+    _sessions: dict[str, dict[str, bool] | None] = field(default_factory=dict)  # account -> session -> deleted
+
+    def _read_registry(self) -> dict[str, set[str]]:
+        if self._registry is None:
+            reg = read_registry(self.dsh_home)
+            self._registry = {}
+            if reg.error is None:
+                for wid, w in reg.entries.items():
+                    ids = w.get("sessionIds") or []
+                    self._registry[wid] = {s for s in ids if isinstance(s, str)}
+                    if isinstance(w.get("path"), str):
+                        self._ws_paths[wid] = str(Path(w["path"]).expanduser())
+        return self._registry
+
+    def workspace_live(self, workspace_id: str | None) -> bool:
+        """The registry still has the workspace and its folder is still there."""
+        if not workspace_id or workspace_id not in self._read_registry():
+            return False
+        path = self._ws_paths.get(workspace_id)
+        return bool(path) and os.path.isdir(path) and os.access(path, os.R_OK | os.X_OK)
+
+    def dsh_session_live(self, workspace_id: str | None, session_id: str | None) -> bool:
+        return bool(session_id) and self.workspace_live(workspace_id) and \
+            session_id in self._read_registry().get(workspace_id or "", set())
+
+    def code_file_live(self, workspace_id: str | None, rel_path: str | None) -> bool:
+        if not rel_path or not self.workspace_live(workspace_id):
+            return False
+        return _readable_file(os.path.join(self._ws_paths[workspace_id or ""], rel_path))
+
+    def autoclaw_session_live(self, account: str | None, session_id: str | None) -> bool:
+        """The account's database opens read-only and still holds the session, not deleted."""
+        if not account or not session_id or "/" in account or account in (".", ".."):
+            return False
+        if account not in self._sessions:
+            self._sessions[account] = _account_sessions(Path(self.autoclaw_root) / "accounts" / account / DB_REL)
+        sessions = self._sessions[account]
+        return sessions is not None and sessions.get(session_id) is False
+
+
+def skill_file_live(path: str | None) -> bool:
+    return bool(path) and _readable_file(path or "")
+
+
+def _readable_file(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.R_OK)
+
+
+def _account_sessions(db: Path) -> dict[str, bool] | None:
+    """session_id -> deleted, from the live database; None when it cannot be read (any reason)."""
+    try:
+        src = open_source(db, CHECK_POLICY)
+    except Exception:
+        return None
+    try:
+        rows = src.conn.execute("SELECT session_id, deleted_at IS NOT NULL FROM work_sessions").fetchall()
+        return {str(s): bool(d) for s, d in rows}
+    except (sqlite3.Error, OSError):
+        return None
+    finally:
+        src.close()
