@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import duckdb
+
 from warehouse.cards.agent import agent_card
 from warehouse.cards.code import code_card
 from warehouse.cards.contract import KINDS, card_dict
@@ -14,6 +16,14 @@ from warehouse.errors import Code, KnowledgeError
 from warehouse.paths import Paths
 from warehouse.search.access import Scope, invisible, view_on
 from warehouse.settings import Settings
+
+# what each card says of an id it does not hold; a card the principal may not see says the same
+UNKNOWN_HINTS = {
+    "agent": "ids are ak_actor.actor_id (search: actors[].actor_id)",
+    "code": "ids are code item ids (ak_document.doc_key of the code lane)",
+    "skill": "give a skill name or ak_skill.skill_id (search: skills items)",
+    "episode": "ids are ak_episode.episode_id or a search item/evidence id (ak_document.doc_key)",
+}
 
 
 def _arg(value: str | None, field: str, required: bool = False) -> str | None:
@@ -50,15 +60,24 @@ def get_card(paths: Paths, settings: Settings, kind: str, ident: str, task: str 
     budget = Budget(check_max_chars(max_chars), _rest_command(kind, ident, source, task),
                     redact_text=settings.redact_secrets)
     with published(paths.generations) as (con, rev):
-        if kind == "agent":
-            card = agent_card(con, rev, settings, ident, task, budget)
-        elif kind == "skill":
-            card = skill_card(con, rev, ident, source, task, budget)
-        elif kind == "episode":
-            card = episode_card(con, rev, paths, settings, ident, budget)
-        else:
-            card = code_card(con, rev, ident, budget)
-        doc = card_dict(card)
-        if scope is not None and invisible(doc, view_on(con, scope)):
-            raise not_found(kind, ident, rev)
+        try:
+            doc = card_dict(_build(con, rev, paths, settings, kind, ident, task, source, budget))
+            if scope is not None and invisible(doc, view_on(con, scope)):
+                raise not_found(kind, ident, rev)
+        except KnowledgeError as e:
+            if scope is None or e.code != Code.NOT_FOUND.value:
+                raise
+            # one wording for "not held" and "not yours", naming nothing (a skill's other sources neither)
+            raise not_found(kind, ident, rev, UNKNOWN_HINTS[kind]) from None
     return doc
+
+
+def _build(con: duckdb.DuckDBPyConnection, rev: str, paths: Paths, settings: Settings, kind: str, ident: str,
+           task: str | None, source: str | None, budget: Budget) -> Any:
+    if kind == "agent":
+        return agent_card(con, rev, settings, ident, task, budget)
+    if kind == "skill":
+        return skill_card(con, rev, ident, source, task, budget)
+    if kind == "episode":
+        return episode_card(con, rev, paths, settings, ident, budget)
+    return code_card(con, rev, ident, budget)

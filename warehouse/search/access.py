@@ -26,6 +26,7 @@ from typing import Any
 import duckdb
 
 from warehouse.errors import Code, KnowledgeError
+from warehouse.search.workspaces import WorkspaceIndex
 from warehouse.settings import Rights, Settings
 from warehouse.sqlfiles import query_sql
 
@@ -143,6 +144,13 @@ class View:
     chunks: frozenset[str]
     skills: frozenset[str]
     lane_docs: dict[str, int]
+    ws_nos: frozenset[int] = frozenset()  # workspaces of its documents (what its filters may name)
+
+    def workspaces(self, index: WorkspaceIndex) -> WorkspaceIndex:
+        """The workspace filter's index cut to this principal's workspaces: another's workspace is an
+        unknown name to it (warned as such), and the warning's hint lists only its own."""
+        return WorkspaceIndex([r for r in index.rows if (r[0] is not None and r[0] in self.ws_nos)
+                               or (r[1] is not None and r[1] in self.grants.workspaces)])
 
     def allow_clause(self) -> str:
         """The pre-filter on ak_document alias `d`, for a lane query's trusted predicate."""
@@ -180,7 +188,8 @@ def materialise(cur: duckdb.DuckDBPyConnection, scope: Scope, catalog: Catalog) 
             sets.setdefault(kind, set()).add(ident)
     skills = {r[0] for r in cur.execute(query_sql("access_skills"), grants.params()).fetchall()}
     return View(scope, grants, table, frozenset(sets.get("actor", ())), frozenset(sets.get("episode", ())),
-                frozenset(sets.get("session", ())), frozenset(sets.get("chunk", ())), frozenset(skills), lane_docs)
+                frozenset(sets.get("session", ())), frozenset(sets.get("chunk", ())), frozenset(skills), lane_docs,
+                frozenset(int(n) for n in sets.get("ws_no", ())))
 
 
 def view_on(con: duckdb.DuckDBPyConnection, scope: Scope) -> View:

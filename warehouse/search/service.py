@@ -187,7 +187,8 @@ class SearchEngine:
         sess = self._local.sess  # the session cursor: its temp tables and prepared statements
         exp = synonyms.expand(cur, req.query, terms=memo.tokens(sess, req.query),
                               lookup=lambda terms: memo.lookup(cur, terms))
-        ws = self._workspaces.resolve(list(req.filters.workspaces))  # ids, paths, folder names, titles
+        known = self._workspaces if view is None else view.workspaces(self._workspaces)
+        ws = known.resolve(list(req.filters.workspaces))  # ids, paths, folder names, titles
         allow = view.allow_clause() if view is not None else ""
         lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws, allow)
         hits, nominated = nominate(lanes.hits, self._profiles)
@@ -209,7 +210,7 @@ class SearchEngine:
         vec_by_doc = vector.item_similarity(sess) if vec is not None and fused else None
         resp = assemble(cur, gen, req, routing, weights, lanes.state, fused, actor_rows, terms_by_doc, nominated,
                         lanes.no_source, self.settings, vec_by_doc, vec.state if vec is not None else None,
-                        ws.unknown, self._workspaces.names() if ws.unknown else [])
+                        ws.unknown, known.names() if ws.unknown else [])
         if vec is not None:
             resp.warnings.extend(vec.warnings)
         if view is not None:
