@@ -205,8 +205,9 @@ class Warehouse:
         """The recorded dispatches of the outbox, oldest first (read directly: no index needed)."""
         from warehouse.dispatch.service import list_assignments
 
+        scope = self._scope()
         doc = list_assignments(self.paths)
-        if self._scope() is not None:  # a principal sees the dispatches it recorded, no others
+        if scope is not None:  # a principal sees the dispatches it recorded, no others
             mine = [a for a in doc["assignments"] if a.get("requested_by") == self._requester("")]
             doc.update(assignments=mine, count=len(mine))
         return doc
@@ -215,8 +216,9 @@ class Warehouse:
         """One recorded dispatch (by assignment id or dispatch id): its row and its knowledge.handoff/v1 package."""
         from warehouse.dispatch.service import show
 
+        scope = self._scope()
         doc = show(self.paths, dispatch_id)
-        if self._scope() is not None and doc["assignment"].get("requested_by") != self._requester(""):
+        if scope is not None and doc["assignment"].get("requested_by") != self._requester(""):
             raise KnowledgeError(Code.NOT_FOUND, f"no recorded dispatch {dispatch_id!r} in the outbox", field="id")
         return doc
 

@@ -34,6 +34,11 @@ def _arg(value: str | None, field: str, required: bool = False) -> str | None:
     if not isinstance(value, str) or "\x00" in value or not value.strip() or len(value) > 2000:
         raise KnowledgeError(Code.INVALID_REQUEST, f"{field}: a non-empty text of at most 2000 characters",
                              field=field)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (undecodable bytes) cannot be a key of anything
+        raise KnowledgeError(Code.INVALID_REQUEST, f"{field}: text is not valid Unicode (a lone surrogate)",
+                             field=field) from None
     return value.strip()
 
 
