@@ -43,23 +43,25 @@ def trim(cur: duckdb.DuckDBPyConnection, fused: list[tuple], actor_rows: list[tu
 
     live = LiveSources(*view.scope.live_roots)
     ids = ",".join(str(int(r[1])) for r in fused)
-    where: dict[int, list[tuple]] = {}
-    for row in cur.execute(query_sql("access_live").replace("{doc_ids}", ids)).fetchall():
-        where.setdefault(int(row[0]), []).append(row)
+    where = {int(r[0]): r for r in cur.execute(query_sql("access_live").replace("{doc_ids}", ids)).fetchall()}
+    skill_keys = [r[7] for r in where.values() if r[1] == "skills"]
+    skill_path = dict(cur.execute(query_sql("access_live_skills"), [skill_keys]).fetchall()) if skill_keys else {}
 
     def confirmed(doc_id: int) -> bool:
-        rows = where.get(doc_id)
-        if not rows:
+        row = where.get(doc_id)
+        if row is None:
             return False
-        _, lane, source, session_id, account, workspace_id, path, skill_path, _ = rows[0]
+        _, lane, source, session_id, account, workspace_id, path, doc_key = row
         try:
             if lane == "code":
-                return live.code_file_live(workspace_id, path)
+                return workspace_id in view.grants.workspaces and live.code_file_live(workspace_id, path)
             if lane == "skills":
-                return skill_file_live(skill_path)
+                return skill_file_live(skill_path.get(doc_key))
             if source == "autoclaw":
-                return live.autoclaw_session_live(account, session_id)
-            return any(live.dsh_session_live(r[8], session_id) and r[8] in view.grants.workspaces for r in rows)
+                return account in view.grants.accounts and live.autoclaw_session_live(account, session_id)
+            # a DSH session: some workspace of the principal's still lists it, and its folder is there
+            return any(w in view.grants.workspaces and live.workspace_live(w)
+                       for w in live.dsh_session_workspaces(session_id))
         except OSError:
             return False
 

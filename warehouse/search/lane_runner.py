@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import duckdb
 
+from warehouse import literals
 from warehouse.search import lexical, routing
 from warehouse.search.contract import LANES, SearchRequest, TraceLane
 from warehouse.search.filters import is_selective, lane_predicate
@@ -24,6 +25,7 @@ from warehouse.search.messages import msg
 from warehouse.search.watchdog import Watchdog
 from warehouse.search.workspaces import Resolved
 from warehouse.settings import Settings
+from warehouse.sqlfiles import query_template
 
 log = logging.getLogger("akw.search")
 
@@ -123,26 +125,33 @@ def _lane_hits(cur: duckdb.DuckDBPyConnection, lane: str, req: SearchRequest, fo
                                       selective=is_selective(lane, req.filters))
 
 
+HINT_TERMS = 2  # the hidden hint looks for the query's rarest terms only: short postings, a cheap query
+
+
 def hidden_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],
-                lane_info: Mapping[str, LaneInfo], watchdog: Watchdog, ws: Resolved, hidden: str,
-                lanes: LaneRun) -> list[int]:
-    """Documents the principal may not see that would have entered a lane's answer (for the content-free
-    hint only: they never reach fusion or the response). "Would have": scoring at least the lowest of
-    the lane's visible hits, or any match when the lane has fewer visible hits than the request's limit.
-    A lane whose query fails or times out gives no hint (the hint is optional, never a reason to fail)."""
-    out: list[int] = []
-    for lane in req.include:
-        st = lanes.state.get(lane, {})
-        if st.get("unavailable") or st.get("degraded") or not found:
-            continue
-        visible = sorted((s for ln, _, s, _ in lanes.hits if ln == lane), reverse=True)[:req.limit]
-        floor = visible[-1] if len(visible) >= req.limit else float("-inf")
-        try:
-            rows = _lane_hits(cur, lane, req, found, int(lane_info.get(lane, {}).get("docs", 0) or 0), watchdog,
-                              ws, hidden, k=req.limit)
-        except (duckdb.BinderException, duckdb.CatalogException):
-            raise
-        except duckdb.Error:
-            continue
-        out += [d for d, s, _ in rows if s >= floor]
-    return sorted(set(out))
+                watchdog: Watchdog, ws: Resolved, hidden: str, lanes: LaneRun) -> list[int]:
+    """Documents the principal may not see that bear on the query, for the content-free hint only (they
+    never reach fusion or the response): in an answering lane, under the request's filters, holding the
+    query's `HINT_TERMS` most specific (rarest) known terms — what makes them relevant, read off their
+    shortest postings in one statement for all lanes (sql/queries/access_hidden.sql). A failed or slow
+    query gives no hint (the hint is optional, never a reason to fail)."""
+    rare = sorted(sorted(found, key=lambda r: (r[2], r[1]))[:HINT_TERMS], key=lambda r: r[1])
+    answering = [ln for ln in req.include if not lanes.state.get(ln, {}).get("unavailable")
+                 and not lanes.state.get(ln, {}).get("degraded")]
+    if not rare or not answering:
+        return []
+    one = query_template("lexical_postings")
+    postings = " UNION ALL ".join(one.replace("{lane}", literals.text(ln)).replace("{term_id}", str(int(tid)))
+                                  for ln in answering for _, tid, _ in rare)
+    filters = " OR ".join(f"(d.lane = {literals.text(ln)} AND ({lane_predicate(ln, req.filters, ws) or 'true'}))"
+                          for ln in answering)
+    sql = (query_template("access_hidden").replace("{postings}", postings).replace("{terms}", str(len(rare)))
+           .replace("{k}", str(int(req.limit) * len(answering))).replace("{lane_filters}", filters)
+           .replace("{hidden}", hidden))
+    try:
+        with watchdog.deadline(cur, LANE_TIMEOUT_S):
+            return [int(r[0]) for r in cur.execute(sql).fetchall()]
+    except (duckdb.BinderException, duckdb.CatalogException):
+        raise
+    except duckdb.Error:
+        return []

@@ -217,8 +217,7 @@ class SearchEngine:
             resp = guard.hold_usage(resp, view)
             resp.warnings.extend(guard.trim_warnings(trimmed))
             if view.scope.hints and not lanes.no_source and self._catalog is not None:
-                hidden = hidden_hits(cur, req, exp.found, self._lane_info, self._watchdog, ws, view.hidden_clause(),
-                                     lanes)
+                hidden = hidden_hits(cur, req, exp.found, self._watchdog, ws, view.hidden_clause(), lanes)
                 resp.hidden = guard.hint(cur, hidden, view, self._catalog) or None
         resp = apply_budget(resp, req.budget.max_tokens)
         for tr in lanes.traces:
