@@ -20,7 +20,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
                 "warehouse.db", "warehouse.literals", "warehouse.sqlfiles", "warehouse.tokenizer", "warehouse.proc",
                 "warehouse.embed")),
     ("records", ("warehouse.lake", "warehouse.state", "warehouse.generation", "warehouse.runs",
-                 "warehouse.schedule", "warehouse.status", "warehouse.outbox")),
+                 "warehouse.schedule", "warehouse.status", "warehouse.outbox", "warehouse.access_counter")),
     ("extract", ("warehouse.extract",)),
     ("build", ("warehouse.build",)),
     ("search", ("warehouse.search",)),

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from warehouse import access_counter
 from warehouse.errors import Code, KnowledgeError, refusing_hostile_input
 from warehouse.paths import Paths
 from warehouse.search.access import Scope, scope_for
@@ -159,7 +160,14 @@ class Warehouse:
         """`knowledge_search` v1: a request document in, the response document out (contract 000)."""
         self._require_enabled()
         scope = self._scope()
-        return response_dict(self.engine.search(_parse(request), scope))
+        doc = response_dict(self.engine.search(_parse(request), scope))
+        self._count(access_counter.response_entities(doc))
+        return doc
+
+    def _count(self, entities: list[str]) -> None:
+        """access_counter: what a response returned or a card opened (never raw candidates)."""
+        if self.settings.access.count_hits:
+            access_counter.record(self.paths, entities)
 
     def search_text(self, query: str, mode: str = "auto", limit: int = 10,
                     workspaces: list[str] | None = None, **extra: Any) -> dict[str, Any]:
@@ -173,8 +181,11 @@ class Warehouse:
         from warehouse.cards.service import get_card  # imported on use: `akw status` stays light
 
         self._require_enabled()
-        return get_card(self.paths, self.settings, kind, id, task=task, source=source, max_chars=max_chars,
+        card = get_card(self.paths, self.settings, kind, id, task=task, source=source, max_chars=max_chars,
                         scope=self._scope())
+        self._count([str(card.get(key)) for key in ("actor_id", "skill_id", "episode_id", "chunk_id", "id")
+                     if card.get(key)][:1])
+        return card
 
     def get_agent(self, id: str, task: str | None = None, max_chars: int | None = None) -> dict[str, Any]:
         return self.get("agent", id, task=task, max_chars=max_chars)
@@ -199,7 +210,9 @@ class Warehouse:
         self._require_enabled()
         scope = self._scope()
         who = f"principal:{scope.principal}" if scope is not None else requested_by or f"api:{os_user()}"
-        return dispatch(self.paths, self.settings, self.engine, request, who, scope)
+        doc = dispatch(self.paths, self.settings, self.engine, request, who, scope)
+        self._count([(doc.get("target") or {}).get("actor_id") or ""])
+        return doc
 
     def dispatch_list(self) -> dict[str, Any]:
         """The recorded dispatches of the outbox, oldest first (read directly: no index needed)."""

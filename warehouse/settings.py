@@ -103,6 +103,7 @@ class Access(_Strict):
     principals: dict[str, Rights] = Field(default_factory=dict)
     hidden_hints: bool = True  # say "something relevant exists in system X, author Y" (content-free)
     live_check: bool = True  # late-binding trim: re-check the final items against the live sources
+    count_hits: bool = True  # access_counter: +1 per entity returned or opened (AKW_HOME/access/counter.sqlite)
 
     @field_validator("principal")
     @classmethod
