@@ -211,7 +211,8 @@ class Warehouse:
         scope = self._scope()
         who = f"principal:{scope.principal}" if scope is not None else requested_by or f"api:{os_user()}"
         doc = dispatch(self.paths, self.settings, self.engine, request, who, scope)
-        self._count([(doc.get("target") or {}).get("actor_id") or ""])
+        if (doc.get("assignment") or {}).get("created"):  # a dry run writes nothing (KD-1): only commits count
+            self._count([doc["assignment"].get("actor_id") or ""])
         return doc
 
     def dispatch_list(self) -> dict[str, Any]:
