@@ -89,6 +89,11 @@ def markers(wh: Warehouse, who: str) -> set[str]:
     found |= {r[0] for r in _rows(wh, "SELECT DISTINCT title FROM ak_document WHERE lane = 'episodes' AND "
                                        f"kind = 'episode' AND session_id IN (SELECT unnest({sorted(hidden)!r}))")
               if r[0] and len(r[0]) >= 16}
+    roots = rights.get("skills_roots", [])
+    skills = _rows(wh, "SELECT name, root_kind, root_path, workspace_id, account FROM stg_skills")
+    seen_names = {n for n, kind, path, w, a in skills if kind in roots or path in roots or w in ws
+                  or a in rights["autoclaw_accounts"]}
+    found |= {n for n, *_ in skills if n and len(n) >= 6 and n not in seen_names}
     mine = " ".join(str(x) for r in _rows(wh, "SELECT title, text, session_id, workspace_path, path FROM ak_document "
                                               "WHERE session_id IN (SELECT unnest("
                                               f"{sorted(seen_sessions) or ['-']!r})) OR (lane = 'code' AND "
@@ -98,5 +103,8 @@ def markers(wh: Warehouse, who: str) -> set[str]:
 
 
 def leaks(doc: Any, marks: set[str]) -> list[str]:
+    """The markers `doc` carries; a search response's echo of the caller's own query is not a leak."""
+    if isinstance(doc, dict) and doc.get("schema") == "knowledge.search/v1":
+        doc = {k: v for k, v in doc.items() if k != "query"}
     text = json.dumps(doc, ensure_ascii=False)
     return sorted(m for m in marks if m in text)

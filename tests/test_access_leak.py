@@ -65,10 +65,12 @@ def test_no_cross_leak_in_search_cards_and_dispatch(wh: Warehouse, marks: dict[s
                 opened += 1
                 assert leaks(card, marks[who]) == [], (kind, ident)
     assert opened > 5, "some cards of the principal's own work open"
-    plan = me.dispatch({"schema": "knowledge.dispatch/v1", "task": {"title": "Restore MySQL root access",
-                        "text": "root gets ERROR 1045; restore access with mysql-access-restore"},
-                        "target": "auto", "dry_run": True})
-    assert leaks(plan, marks[who]) == []
+    task = {"title": "Restore MySQL root access",
+            "text": "root gets ERROR 1045; restore access with mysql-access-restore"}
+    plan = me.dispatch({"schema": "knowledge.dispatch/v1", "task": task, "target": "auto", "dry_run": True})
+    echoed = {m for m in marks[who] if m in json.dumps(task)}  # the caller's own task text, echoed back
+    assert leaks(plan, marks[who] - echoed) == []
+    assert set(leaks(plan, marks[who])) <= echoed
 
 
 def test_counts_are_the_principals_own(wh: Warehouse) -> None:

@@ -41,6 +41,7 @@ from warehouse.search.contract import MAX_QUERY_CHARS, parse_request
 from warehouse.search.contract import response_dict as search_dict
 from warehouse.search.service import SearchEngine
 from warehouse.settings import Settings
+from warehouse.sqlfiles import query_sql
 
 
 def _canonical(data: Any) -> str:
@@ -156,7 +157,11 @@ def plan(paths: Paths, settings: Settings, engine: SearchEngine, req: DispatchRe
         warnings: list[Message] = [Message(code=w["code"], message=f"{w['lane']}: {w['message']}")
                                    for w in search.get("warnings", [])]
         match = match_skills(con, text)
-        skills = [*match.named, *match.implied]
+        named, implied = match.named, match.implied
+        if view is not None:  # another's skill is never named, suggested or looked up for this principal
+            mine = {r[0] for r in con.execute(query_sql("access_skill_names"), [sorted(view.skills)]).fetchall()}
+            named, implied = [n for n in named if n in mine], [n for n in implied if n in mine]
+        skills = [*named, *implied]
         target: TargetOut | None = None
         if req.explicit_actor:
             if not seen(req.explicit_actor):
@@ -165,7 +170,7 @@ def plan(paths: Paths, settings: Settings, engine: SearchEngine, req: DispatchRe
             target = target_out(settings.dispatch, require_actor(con, req.explicit_actor), "explicit",
                                 ["chosen explicitly by the request"])
         else:
-            for choice, names in (("named_skill", match.named), ("implied_skill", match.implied)):
+            for choice, names in (("named_skill", named), ("implied_skill", implied)):
                 if not names or target is not None:
                     continue
                 top = top_skill_user(con, names)

@@ -50,8 +50,8 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
               lane_info: Mapping[str, LaneInfo], settings: Settings, watchdog: Watchdog,
               ws: Resolved, allow: str = "") -> LaneRun:
     """Query every included lane (episodes and code are reported on even when not included);
-    `ws` is the workspace filter resolved to document numbers (unused without one); `allow` is the
-    principal's pre-filter (access.View.allow_clause; empty with access off), joined before ranking."""
+    `ws` is the workspace filter resolved to document numbers (unused without one); `allow` names the
+    principal's document table (access.View.table; empty with access off), joined before ranking."""
     lanes = [lane for lane in LANES if lane in req.include or lane in ("episodes", "code")]
     state: dict[str, LaneState] = {}
     traces: list[TraceLane] = []
@@ -117,12 +117,12 @@ def _actor_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[
 def _lane_hits(cur: duckdb.DuckDBPyConnection, lane: str, req: SearchRequest, found: list[tuple[str, int, int]],
                lane_docs: int, watchdog: Watchdog, ws: Resolved, allow: str = "",
                k: int | None = None) -> list[tuple[int, float, list[str]]]:
-    where = " AND ".join(c for c in (lane_predicate(lane, req.filters, ws), allow) if c)
+    where = lane_predicate(lane, req.filters, ws)
     with watchdog.deadline(cur, LANE_TIMEOUT_S):
         k = k or (K_RAW if lane == "episodes" else K_ACTORS if lane == ACTOR_LANE else K_LANE)
         return lexical.lexical_search(cur, lane, req.query, k=k,
                                       where_sql=where, found=found, lane_docs=lane_docs,
-                                      selective=is_selective(lane, req.filters))
+                                      selective=is_selective(lane, req.filters), allow_table=allow)
 
 
 HINT_TERMS = 2  # the hidden hint looks for the query's rarest terms only: short postings, a cheap query

@@ -189,11 +189,12 @@ class SearchEngine:
                               lookup=lambda terms: memo.lookup(cur, terms))
         known = self._workspaces if view is None else view.workspaces(self._workspaces)
         ws = known.resolve(list(req.filters.workspaces))  # ids, paths, folder names, titles
-        allow = view.allow_clause() if view is not None else ""
-        lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws, allow)
+        lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws,
+                          view.table if view is not None else "")
         hits, nominated = nominate(lanes.hits, self._profiles)
         vec = None if not self._semantic or lanes.no_source else \
-            vector.run_vectors(cur, req, lanes.state, self._vec_info, self._watchdog, ws, allow)
+            vector.run_vectors(cur, req, lanes.state, self._vec_info, self._watchdog, ws,
+                               view.allow_clause() if view is not None else "")
         semantic = None
         if vec is not None:
             hits = vector.with_vector_hits(hits, vec)
