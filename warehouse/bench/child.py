@@ -88,8 +88,10 @@ def phase_search_access(p: dict[str, Any]) -> dict[str, Any]:
     for v in variants.values():
         _warm_up(v, queries[: p.get("warmup", 10)])
     ms: dict[str, list[float]] = {k: [] for k in variants}
-    for q in queries:  # interleaved: machine load drifts alike for all three
-        for name, v in variants.items():
+    for i, q in enumerate(queries):  # interleaved (load drifts alike), the order rotating (no one warms the others)
+        names = list(variants)
+        for name in names[i % 3:] + names[:i % 3]:
+            v = variants[name]
             t0 = time.perf_counter()
             v.search(search_request(q, limit=10))
             ms[name].append((time.perf_counter() - t0) * 1000)
