@@ -8,8 +8,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from warehouse import access_counter
 from warehouse.errors import MAX_REQUEST_BYTES, Code, KnowledgeError, refusing_hostile_input, request_too_large
 from warehouse.paths import Paths
+from warehouse.search.access import Scope, scope_for
 from warehouse.search.contract import SearchRequest, parse_request, response_dict
 from warehouse.search.request import search_request
 from warehouse.search.service import SearchEngine
@@ -79,13 +81,30 @@ def os_user() -> str:
 class Warehouse:
     """A handle on one warehouse home and its settings.
 
-    Identity and locations come from configuration, never from a caller's free text.
+    Identity and locations come from configuration, never from a caller's free text. `principal` is
+    the one seam for a surface that knows its caller (the MCP server's session): it overrides
+    `access.principal` / `AKW_PRINCIPAL`, and is never fed from a request field.
     """
 
-    def __init__(self, paths: Paths, settings: Settings | None = None) -> None:
+    def __init__(self, paths: Paths, settings: Settings | None = None, principal: str | None = None) -> None:
         self.paths = paths
         self.settings = settings if settings is not None else Settings.load(paths.config_file)
+        self.principal = principal
         self._engine: SearchEngine | None = None
+
+    def as_principal(self, principal: str) -> Warehouse:
+        """The same warehouse (and search engine) read as `principal`: for surfaces with sessions (MCP)."""
+        other = Warehouse(self.paths, self.settings, principal=principal)
+        other._engine = self.engine
+        return other
+
+    def _scope(self) -> Scope | None:
+        """The caller's access scope; None with access off. Access on and no principal: refused."""
+        return scope_for(self.settings, self.principal, (self.paths.dsh_home, self.paths.autoclaw_root))
+
+    def _requester(self, default: str) -> str:
+        scope = self._scope()
+        return f"principal:{scope.principal}" if scope is not None else default
 
     @classmethod
     def open(cls, dsh_home: str | Path | None = None, autoclaw_root: str | Path | None = None,
@@ -129,12 +148,23 @@ class Warehouse:
         from warehouse import query as sql_query
 
         self._require_enabled()
+        if self.settings.access.enabled:  # docs/access.md: free SQL would read past every right
+            raise KnowledgeError(Code.ACCESS_DENIED, "akw sql is not offered under access control "
+                                 "(access.enabled=true); use search, get and dispatch")
         return sql_query.run(self.paths.generations, query, limit, self.settings.query)
 
     def search(self, request: dict[str, Any] | str) -> dict[str, Any]:
         """`knowledge_search` v1: a request document in, the response document out (contract 000)."""
         self._require_enabled()
-        return response_dict(self.engine.search(_parse(request)))
+        scope = self._scope()
+        doc = response_dict(self.engine.search(_parse(request), scope))
+        self._count(access_counter.response_entities(doc))
+        return doc
+
+    def _count(self, entities: list[str]) -> None:
+        """access_counter: what a response returned or a card opened (never raw candidates)."""
+        if self.settings.access.count_hits:
+            access_counter.record(self.paths, entities)
 
     def search_text(self, query: str, mode: str = "auto", limit: int = 10,
                     workspaces: list[str] | None = None, **extra: Any) -> dict[str, Any]:
@@ -148,7 +178,11 @@ class Warehouse:
         from warehouse.cards.service import get_card  # imported on use: `akw status` stays light
 
         self._require_enabled()
-        return get_card(self.paths, self.settings, kind, id, task=task, source=source, max_chars=max_chars)
+        card = get_card(self.paths, self.settings, kind, id, task=task, source=source, max_chars=max_chars,
+                        scope=self._scope())
+        self._count([str(card.get(key)) for key in ("actor_id", "skill_id", "episode_id", "chunk_id", "id")
+                     if card.get(key)][:1])
+        return card
 
     def get_agent(self, id: str, task: str | None = None, max_chars: int | None = None) -> dict[str, Any]:
         return self.get("agent", id, task=task, max_chars=max_chars)
@@ -205,21 +239,35 @@ class Warehouse:
         self._require_enabled()
         if isinstance(request, str) and len(request) > MAX_REQUEST_BYTES:
             raise request_too_large(len(request))
-        return dispatch(self.paths, self.settings, self.engine, request, requested_by or f"api:{os_user()}")
+        scope = self._scope()
+        who = f"principal:{scope.principal}" if scope is not None else requested_by or f"api:{os_user()}"
+        doc = dispatch(self.paths, self.settings, self.engine, request, who, scope)
+        if (doc.get("assignment") or {}).get("created"):  # a dry run writes nothing (KD-1): only commits count
+            self._count([doc["assignment"].get("actor_id") or ""])
+        return doc
 
     def dispatch_list(self) -> dict[str, Any]:
         """The recorded dispatches of the outbox, oldest first (read directly: no index needed)."""
         from warehouse.dispatch.service import list_assignments
 
         self._require_enabled()
-        return list_assignments(self.paths)
+        scope = self._scope()
+        doc = list_assignments(self.paths)
+        if scope is not None:  # a principal sees the dispatches it recorded, no others
+            mine = [a for a in doc["assignments"] if a.get("requested_by") == self._requester("")]
+            doc.update(assignments=mine, count=len(mine))
+        return doc
 
     def dispatch_show(self, dispatch_id: str) -> dict[str, Any]:
         """One recorded dispatch (by assignment id or dispatch id): its row and its knowledge.handoff/v1 package."""
         from warehouse.dispatch.service import show
 
         self._require_enabled()
-        return show(self.paths, dispatch_id)
+        scope = self._scope()
+        doc = show(self.paths, dispatch_id)
+        if scope is not None and doc["assignment"].get("requested_by") != self._requester(""):
+            raise KnowledgeError(Code.NOT_FOUND, f"no recorded dispatch {dispatch_id!r} in the outbox", field="id")
+        return doc
 
     def sources(self) -> dict[str, Any]:
         self._require_enabled()

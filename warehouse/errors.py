@@ -34,6 +34,9 @@ class Code(StrEnum):
     DELETE_PARTIAL = "KNOWLEDGE_DELETE_PARTIAL"
     NOT_FOUND = "KNOWLEDGE_NOT_FOUND"
     EVAL_BELOW_THRESHOLD = "KNOWLEDGE_EVAL_BELOW_THRESHOLD"
+    NO_PRINCIPAL = "KNOWLEDGE_NO_PRINCIPAL"  # access.enabled and no principal configured: every read refused
+    ACCESS_DENIED = "KNOWLEDGE_ACCESS_DENIED"  # an operation not offered under access control (akw sql)
+    ACCESS_TRIMMED = "KNOWLEDGE_ACCESS_TRIMMED"  # a warning: items not shown, access unconfirmed at the source
     INTERNAL = "KNOWLEDGE_INTERNAL"
 
 

@@ -20,6 +20,7 @@ from warehouse.paths import private_dir
 
 SECTION = "agent-knowledge"
 ENV_PREFIX = "AKW_"
+PRINCIPAL_ENV = "AKW_PRINCIPAL"  # overrides access.principal
 
 
 class _Strict(BaseModel):
@@ -102,6 +103,39 @@ class Reports(_Strict):
     on_schedule: bool = False
 
 
+class Rights(_Strict):
+    """What one principal may see: values resolved against the ACL tables (`ak_acl_*`) of each generation."""
+
+    workspaces: list[str] = Field(default_factory=list)  # workspace ids, paths or folder names/titles
+    autoclaw_accounts: list[str] = Field(default_factory=list)
+    skills_roots: list[str] = Field(default_factory=list)  # a root's path or its kind (dsh_home, ...)
+
+
+class Access(_Strict):
+    """Access control (issue 16, seed 004): off = single user, the local user sees everything local.
+
+    On: every read is scoped to `principal` (the `AKW_PRINCIPAL` environment variable overrides it);
+    with no principal every read is refused (KNOWLEDGE_NO_PRINCIPAL). Never set by a request.
+    """
+
+    enabled: bool = False
+    principal: str | None = None
+    principals: dict[str, Rights] = Field(default_factory=dict)
+    hidden_hints: bool = True  # say "something relevant exists in system X, author Y" (content-free)
+    live_check: bool = True  # late-binding trim: re-check the final items against the live sources
+    count_hits: bool = True  # access_counter: +1 per entity returned or opened (AKW_HOME/access/counter.sqlite)
+
+    @field_validator("principal")
+    @classmethod
+    def _email(cls, v: str | None) -> str | None:
+        v = (v or "").strip()
+        if not v:
+            return None
+        if len(v) > 320 or not re.fullmatch(r"[^@\s\x00]+@[^@\s\x00]+", v):
+            raise ValueError("principal must be an e-mail address")
+        return v
+
+
 class Index(_Strict):
     """Index-affecting knobs: they enter `index_rev`.
 
@@ -135,6 +169,7 @@ class Settings(_Strict):
     index: Index = Field(default_factory=Index)
     reports: Reports = Field(default_factory=Reports)
     query: Query = Field(default_factory=Query)
+    access: Access = Field(default_factory=Access)
 
     # -- loading / saving -------------------------------------------------------
     @classmethod
@@ -150,6 +185,9 @@ class Settings(_Strict):
             data = raw.get(SECTION, {}) or {}
         for key, value in _env_overrides(os.environ if env is None else env).items():
             _set_path(data, key.split("."), yaml.safe_load(value))
+        principal = (os.environ if env is None else env).get(PRINCIPAL_ENV)
+        if principal is not None:  # the caller's identity: the environment wins over the file
+            _set_path(data, ["access", "principal"], principal)
         return _validate(data)
 
     def save(self, config_file: Path) -> None:

@@ -2,7 +2,8 @@
 
 `python -m warehouse.bench.child '<json params>'` runs one phase and prints one JSON document.
 Phases: `reindex` (timed runs, optionally appending one event to a session file before each),
-`search` (warm latency per mode), `baseline` (our lexical lanes vs SQLite FTS5 on the same texts).
+`search` (warm latency per mode), `search_access` (auto with access control off and on), `baseline`
+(our lexical lanes vs SQLite FTS5 on the same texts).
 """
 
 from __future__ import annotations
@@ -66,6 +67,41 @@ def phase_search_filtered(p: dict[str, Any]) -> dict[str, Any]:
     return {**_timed(wh, queries, filters=filters), "filters": filters}
 
 
+def phase_search_access(p: dict[str, Any]) -> dict[str, Any]:
+    """`auto` with access control off and on, interleaved in one process on one engine (issue 16: on
+    stays within 10% of off). The principal sees every workspace but the first, the first AutoClaw
+    account and the DSH home skills; `on` has hints and the live check, `on_bare` neither (their cost)."""
+    import json as _json
+
+    wh = _open(p)
+    ws = [r[0] for r in wh.sql("SELECT workspace_id FROM ak_acl_workspace ORDER BY workspace_id")["rows"]]
+    acc = [r[0] for r in wh.sql("SELECT account FROM ak_acl_account ORDER BY account")["rows"]]
+    rights = {"workspaces": ws[1:] or ws, "autoclaw_accounts": acc[:1], "skills_roots": ["dsh_home"]}
+    on_s = wh.settings.with_value("access.enabled", "true").with_value(
+        "access.principals", _json.dumps({"bench@example.com": rights, "other@example.com": {"workspaces": ws}}))
+    variants = {"off": wh, "on": Warehouse(wh.paths, on_s, principal="bench@example.com"),
+                "on_bare": Warehouse(wh.paths, on_s.with_value("access.hidden_hints", "false")
+                                     .with_value("access.live_check", "false"), principal="bench@example.com")}
+    for v in variants.values():
+        v._engine = wh.engine  # one engine: the generation opens once per process
+    queries = p["queries"]
+    for v in variants.values():
+        _warm_up(v, queries[: p.get("warmup", 10)])
+    ms: dict[str, list[float]] = {k: [] for k in variants}
+    for i, q in enumerate(queries):  # interleaved (load drifts alike), the order rotating (no one warms the others)
+        names = list(variants)
+        for name in names[i % 3:] + names[:i % 3]:
+            v = variants[name]
+            t0 = time.perf_counter()
+            v.search(search_request(q, limit=10))
+            ms[name].append((time.perf_counter() - t0) * 1000)
+    out: dict[str, Any] = {name: percentiles(v) for name, v in ms.items()}
+    out["on_p95_over_off_p95"] = round(out["on"]["p95_ms"] / max(out["off"]["p95_ms"], 1e-6), 3)
+    out["principal"] = {"workspaces": len(rights["workspaces"]), "of_workspaces": len(ws),
+                        "autoclaw_accounts": len(rights["autoclaw_accounts"]), "of_accounts": len(acc)}
+    return out
+
+
 def _busiest_workspace(wh: Warehouse) -> dict[str, Any]:
     rows = wh.sql("SELECT coalesce(workspace_id, workspace_path) FROM ak_document_workspace "
                   "ORDER BY documents DESC, ws_no LIMIT 1")["rows"]
@@ -94,6 +130,7 @@ def phase_baseline(p: dict[str, Any]) -> dict[str, Any]:
 
 
 PHASES = {"reindex": phase_reindex, "search": phase_search, "search_filtered": phase_search_filtered,
+          "search_access": phase_search_access,
           "baseline": phase_baseline}
 
 

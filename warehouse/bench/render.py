@@ -35,7 +35,14 @@ def print_bench(console: Console, r: dict[str, Any]) -> None:
     if v:
         s.add_row(f"auto, one workspace (own process, peak RSS {v['peak_rss_mb']} MB)",
                   *(f"{v[k]:.1f}" for k in ("p50_ms", "p95_ms", "max_ms")), str(v["not_found"]))
+    a = r["search"].get("access")
+    if a:
+        for name, label in (("off", "auto, access off"), ("on", "auto, access on (hints, live check)"),
+                            ("on_bare", "auto, access on (no hints, no live check)")):
+            s.add_row(f"{label} (own process)", *(f"{a[name][k]:.1f}" for k in ("p50_ms", "p95_ms", "max_ms")), "")
     console.print(s)
+    if a:
+        console.print(f"access on / off p95: {a['on_p95_over_off_p95']}x (issue 16: within 1.10x)")
     sem = r.get("semantic") or {}
     if "search" in sem:
         vb = sem["build"]["vectors"] or {}

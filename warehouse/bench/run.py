@@ -165,6 +165,8 @@ def run_bench(scale: Scale, work: Path, out_dir: Path | None = Path("reports"),
     search = spawn({**p, "phase": "search", "queries": queries})
     say("search latency: auto filtered to one workspace …")
     search["filtered"] = spawn({**p, "phase": "search_filtered", "queries": queries})
+    say("search latency: access control off vs on (auto) …")
+    search["access"] = spawn({**p, "phase": "search_access", "queries": queries})
     say("baseline: SQLite FTS5 bm25() on the same documents …")
     baseline = spawn({**p, "phase": "baseline", "queries": queries, "sqlite": str(copy / "fts5-baseline.sqlite")})
     semantic = _semantic_phases(base, copy, queries, build_env, say)

@@ -28,6 +28,7 @@ from pydantic_core import PydanticCustomError
 
 from warehouse.errors import Code, KnowledgeError, refusing_hostile_input
 from warehouse.redact import redact
+from warehouse.search.access import refuse_identity_fields
 from warehouse.search.contract import Rfc3339
 
 SCHEMA = "knowledge.dispatch/v1"
@@ -187,6 +188,9 @@ def parse_dispatch_request(data: dict[str, Any] | str) -> DispatchRequest:
             raise KnowledgeError(Code.INVALID_REQUEST, f"request is not JSON (line {e.lineno})", field="$") from None
     if not isinstance(data, dict):
         raise KnowledgeError(Code.INVALID_REQUEST, "request must be a JSON object", field="$")
+    refuse_identity_fields(data, "dispatch request")
+    for part in ("task", "target"):  # nor may the task or the target carry one
+        refuse_identity_fields(data.get(part), "dispatch request")
     try:
         with refusing_hostile_input():
             req = DispatchRequest.model_validate(data)

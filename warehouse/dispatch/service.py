@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,6 +26,7 @@ from warehouse.dispatch.contract import (
     AssignmentOut,
     DispatchRequest,
     DispatchResponse,
+    Evidence,
     Message,
     Suggestion,
     TargetOut,
@@ -34,10 +36,12 @@ from warehouse.dispatch.contract import (
 from warehouse.dispatch.target import actor_row, match_skills, require_actor, target_out, top_skill_user
 from warehouse.errors import Code, KnowledgeError
 from warehouse.paths import Paths
+from warehouse.search.access import Scope, invisible, view_on
 from warehouse.search.contract import MAX_QUERY_CHARS, parse_request
 from warehouse.search.contract import response_dict as search_dict
 from warehouse.search.service import SearchEngine
 from warehouse.settings import Settings
+from warehouse.sqlfiles import query_sql
 
 
 def _canonical(data: Any) -> str:
@@ -49,7 +53,8 @@ def _now() -> str:
 
 
 def dispatch(paths: Paths, settings: Settings, engine: SearchEngine, request: dict[str, Any] | str,
-             requested_by: str) -> dict[str, Any]:
+             requested_by: str, scope: Scope | None = None) -> dict[str, Any]:
+    """`scope`: the caller's access scope (None with access off): targets, context and package hold to it."""
     req = parse_dispatch_request(request)
     request_hash = "sha256:" + hashlib.sha256(_canonical(req.plan_key()).encode("utf-8")).hexdigest()
     dispatch_id = req.dispatch_id or "auto-" + request_hash[7:27]
@@ -58,9 +63,11 @@ def dispatch(paths: Paths, settings: Settings, engine: SearchEngine, request: di
     if existing is not None and existing.get("request_hash") != request_hash:
         raise _conflict(dispatch_id, assignment_id)
     if existing is not None and req.commits:
+        if scope is not None and existing.get("assignment", {}).get("requested_by") != requested_by:
+            raise _conflict(dispatch_id, assignment_id)  # another principal's record: not theirs to see
         return _replayed(existing)
 
-    resp = plan(paths, settings, engine, req, dispatch_id, assignment_id)
+    resp = plan(paths, settings, engine, req, dispatch_id, assignment_id, scope)
     if existing is not None:
         resp.warnings.append(Message(code=Code.DISPATCH_RECORDED.value,
                                      message=f"dispatch_id {dispatch_id!r} is already recorded as {assignment_id}; "
@@ -135,27 +142,40 @@ def _assignment_row(req: DispatchRequest, resp: DispatchResponse, request_hash: 
 
 
 def plan(paths: Paths, settings: Settings, engine: SearchEngine, req: DispatchRequest, dispatch_id: str,
-         assignment_id: str) -> DispatchResponse:
-    """The plan: target, context pack, evidence, the package; writes nothing."""
+         assignment_id: str, scope: Scope | None = None) -> DispatchResponse:
+    """The plan: target, context pack, evidence, the package; writes nothing. Under access control
+    only actors the principal sees in full are targets, and a plan naming anything it cannot see is
+    refused like a plan without a fitting actor (fail closed)."""
     text = req.task.summary()
     found = engine.search(parse_request({"schema": "knowledge.search/v1", "query": text[:MAX_QUERY_CHARS],
-                                         "mode": "find_agent", "limit": 10}))
+                                         "mode": "find_agent", "limit": 10}), scope)
     search = search_dict(found)
     con, gen = engine.reader()
+    view = view_on(con, scope) if scope is not None else None
+    seen: Callable[[str], bool] = (lambda a: True) if view is None else (lambda a: a in view.actors)
     try:
         warnings: list[Message] = [Message(code=w["code"], message=f"{w['lane']}: {w['message']}")
                                    for w in search.get("warnings", [])]
         match = match_skills(con, text)
-        skills = [*match.named, *match.implied]
+        named, implied = match.named, match.implied
+        if view is not None:  # another's skill is never named, suggested or looked up for this principal
+            mine = {r[0] for r in con.execute(query_sql("access_skill_names"), [sorted(view.skills)]).fetchall()}
+            named, implied = [n for n in named if n in mine], [n for n in implied if n in mine]
+        skills = [*named, *implied]
         target: TargetOut | None = None
         if req.explicit_actor:
+            if not seen(req.explicit_actor):
+                raise KnowledgeError(Code.NOT_FOUND, f"target: no actor {req.explicit_actor!r} in the index "
+                                     "(see ak_actor)", field="target.actor_id")
             target = target_out(settings.dispatch, require_actor(con, req.explicit_actor), "explicit",
                                 ["chosen explicitly by the request"])
         else:
-            for choice, names in (("named_skill", match.named), ("implied_skill", match.implied)):
+            for choice, names in (("named_skill", named), ("implied_skill", implied)):
                 if not names or target is not None:
                     continue
                 top = top_skill_user(con, names)
+                if top is not None and not seen(top[0]):
+                    continue  # its top user is not this principal's to see: the search decides
                 if top is None:
                     warnings.append(Message(code=Code.NOT_FOUND.value,
                                             message=f"skill(s) {', '.join(names)} have no recorded use yet"))
@@ -174,6 +194,10 @@ def plan(paths: Paths, settings: Settings, engine: SearchEngine, req: DispatchRe
         pack, evidence = context_pack.build(con, req, search, target.actor_id if target else None, skills)
     finally:
         con.close()
+    if view is not None and invisible({"target": target.model_dump() if target else None,
+                                       "context_pack": pack.model_dump(), "evidence": evidence.model_dump()}, view):
+        target, evidence = None, Evidence()
+        pack = pack.model_copy(update={"prior_episodes": [], "code_refs": [], "skills": [], "artifacts": []})
     resp = DispatchResponse(request_id=req.request_id, mode="dry_run", dispatch_id=dispatch_id,
                             index_rev=gen.index_rev, target=target, context_pack=pack, evidence=evidence,
                             handoff=None, warnings=warnings)

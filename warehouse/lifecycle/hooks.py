@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from warehouse import feedback
+from warehouse import access_counter, feedback
 from warehouse.paths import Paths
 
 ForgetHook = Callable[[Paths, set[str]], int]
-# the stores this version keeps beside the index: feedback verdicts name result ids
-FORGET_HOOKS: dict[str, ForgetHook] = {"feedback": feedback.forget_items}
+# the stores this version keeps beside the index: feedback verdicts and access counters name result ids
+FORGET_HOOKS: dict[str, ForgetHook] = {"access_counter": access_counter.forget_items,
+                                       "feedback": feedback.forget_items}
 
 
 def register_forget_hook(name: str, hook: ForgetHook) -> None:

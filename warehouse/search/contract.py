@@ -28,6 +28,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from warehouse.errors import Code, KnowledgeError
+from warehouse.search.access import refuse_identity_fields
 from warehouse.search.messages import msg
 
 SCHEMA = "knowledge.search/v1"
@@ -131,6 +132,7 @@ def parse_request(data: dict[str, Any] | str) -> SearchRequest:
                                  field="$") from None
     if not isinstance(data, dict):
         raise KnowledgeError(Code.INVALID_REQUEST, msg("request.not_object", "en"), field="$")
+    refuse_identity_fields(data)
     try:
         return SearchRequest.model_validate(data)
     except ValidationError as e:
@@ -409,6 +411,14 @@ class Trace(_Out):
     total_ms: float | None = None
 
 
+class HiddenHint(_Out):
+    """Content-free (seed 004): a relevant item exists that the caller cannot see, in `system`, seen by
+    `author_principal` (whom to ask). No title, snippet, id or count — one entry per (system, author)."""
+
+    system: Literal["harness", "autoclaw", "skills", "code"]
+    author_principal: str | None = None
+
+
 class SearchResponse(_Out):
     _keep_none = frozenset()
     schema_: Literal["knowledge.search/v1"] = Field(default=SCHEMA, alias="schema")
@@ -422,6 +432,7 @@ class SearchResponse(_Out):
     limits: Limits = Field(default_factory=Limits)
     warnings: list[Warning] = Field(default_factory=list)
     errors: list[ErrorItem] = Field(default_factory=list)
+    hidden: list[HiddenHint] | None = None  # only under access control, and only when something is hidden
     trace: Trace | None = None
 
 

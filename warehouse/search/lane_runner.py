@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 import duckdb
 
+from warehouse import literals
 from warehouse.search import lexical, routing
 from warehouse.search.contract import LANES, SearchRequest, TraceLane
 from warehouse.search.filters import is_selective, lane_predicate
@@ -24,6 +25,7 @@ from warehouse.search.messages import msg
 from warehouse.search.watchdog import Watchdog
 from warehouse.search.workspaces import Resolved
 from warehouse.settings import Settings
+from warehouse.sqlfiles import query_template
 
 log = logging.getLogger("akw.search")
 
@@ -46,9 +48,10 @@ class LaneRun(NamedTuple):
 
 def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],
               lane_info: Mapping[str, LaneInfo], settings: Settings, watchdog: Watchdog,
-              ws: Resolved) -> LaneRun:
+              ws: Resolved, allow: str = "") -> LaneRun:
     """Query every included lane (episodes and code are reported on even when not included);
-    `ws` is the workspace filter resolved to document numbers (unused without one)."""
+    `ws` is the workspace filter resolved to document numbers (unused without one); `allow` names the
+    principal's document table (access.View.table; empty with access off), joined before ranking."""
     lanes = [lane for lane in LANES if lane in req.include or lane in ("episodes", "code")]
     state: dict[str, LaneState] = {}
     traces: list[TraceLane] = []
@@ -58,7 +61,7 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
         t = time.perf_counter()
         if not st["unavailable"] and lane in req.include:
             try:
-                rows = _lane_hits(cur, lane, req, found, st["docs"], watchdog, ws) if found else []
+                rows = _lane_hits(cur, lane, req, found, st["docs"], watchdog, ws, allow) if found else []
                 hits += [(lane, d, s, terms) for d, s, terms in rows]
                 st["hits"] = len(rows)
             except duckdb.InterruptException:
@@ -79,7 +82,7 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
     if no_source:
         hits = []
     elif found and "hits" in state["episodes"] and _profiles_apply(req):
-        hits += _actor_hits(cur, req, found, lane_info.get(ACTOR_LANE, {}), watchdog, ws)
+        hits += _actor_hits(cur, req, found, lane_info.get(ACTOR_LANE, {}), watchdog, ws, allow)
     return LaneRun(state, traces, hits, no_source)
 
 
@@ -95,14 +98,14 @@ def _profiles_apply(req: SearchRequest) -> bool:
 
 
 def _actor_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],
-                info: Mapping[str, object], watchdog: Watchdog, ws: Resolved) -> list[Hit]:
+                info: Mapping[str, object], watchdog: Watchdog, ws: Resolved, allow: str = "") -> list[Hit]:
     """The internal actors lane: profile documents matching the query (none when it fails: the
     episodes lane already answered, and a missing profile only loses a nomination)."""
     docs = int(info.get("docs", 0) or 0)
     if docs == 0:
         return []
     try:
-        rows = _lane_hits(cur, ACTOR_LANE, req, found, docs, watchdog, ws)
+        rows = _lane_hits(cur, ACTOR_LANE, req, found, docs, watchdog, ws, allow)
     except (duckdb.BinderException, duckdb.CatalogException):
         raise  # as above: KNOWLEDGE_NOT_READY
     except duckdb.Error as e:
@@ -112,10 +115,43 @@ def _actor_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[
 
 
 def _lane_hits(cur: duckdb.DuckDBPyConnection, lane: str, req: SearchRequest, found: list[tuple[str, int, int]],
-               lane_docs: int, watchdog: Watchdog, ws: Resolved) -> list[tuple[int, float, list[str]]]:
+               lane_docs: int, watchdog: Watchdog, ws: Resolved, allow: str = "",
+               k: int | None = None) -> list[tuple[int, float, list[str]]]:
     where = lane_predicate(lane, req.filters, ws)
     with watchdog.deadline(cur, LANE_TIMEOUT_S):
-        k = K_RAW if lane == "episodes" else K_ACTORS if lane == ACTOR_LANE else K_LANE
+        k = k or (K_RAW if lane == "episodes" else K_ACTORS if lane == ACTOR_LANE else K_LANE)
         return lexical.lexical_search(cur, lane, req.query, k=k,
                                       where_sql=where, found=found, lane_docs=lane_docs,
-                                      selective=is_selective(lane, req.filters))
+                                      selective=is_selective(lane, req.filters), allow_table=allow)
+
+
+HINT_TERMS = 2  # the hidden hint looks for the query's rarest terms only: short postings, a cheap query
+
+
+def hidden_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],
+                watchdog: Watchdog, ws: Resolved, hidden: str, lanes: LaneRun) -> list[int]:
+    """Documents the principal may not see that bear on the query, for the content-free hint only (they
+    never reach fusion or the response): in an answering lane, under the request's filters, holding the
+    query's `HINT_TERMS` most specific (rarest) known terms — what makes them relevant, read off their
+    shortest postings in one statement for all lanes (sql/queries/access_hidden.sql). A failed or slow
+    query gives no hint (the hint is optional, never a reason to fail)."""
+    rare = sorted(sorted(found, key=lambda r: (r[2], r[1]))[:HINT_TERMS], key=lambda r: r[1])
+    answering = [ln for ln in req.include if not lanes.state.get(ln, {}).get("unavailable")
+                 and not lanes.state.get(ln, {}).get("degraded")]
+    if not rare or not answering:
+        return []
+    one = query_template("lexical_postings")
+    postings = " UNION ALL ".join(one.replace("{lane}", literals.text(ln)).replace("{term_id}", str(int(tid)))
+                                  for ln in answering for _, tid, _ in rare)
+    filters = " OR ".join(f"(d.lane = {literals.text(ln)} AND ({lane_predicate(ln, req.filters, ws) or 'true'}))"
+                          for ln in answering)
+    sql = (query_template("access_hidden").replace("{postings}", postings).replace("{terms}", str(len(rare)))
+           .replace("{k}", str(int(req.limit) * len(answering))).replace("{lane_filters}", filters)
+           .replace("{hidden}", hidden))
+    try:
+        with watchdog.deadline(cur, LANE_TIMEOUT_S):
+            return [int(r[0]) for r in cur.execute(sql).fetchall()]
+    except (duckdb.BinderException, duckdb.CatalogException):
+        raise
+    except duckdb.Error:
+        return []

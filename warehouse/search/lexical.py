@@ -104,6 +104,7 @@ def lexical_search(
     found: list[tuple[str, int, int]] | None = None,
     lane_docs: int | None = None,
     selective: bool = False,
+    allow_table: str = "",
 ) -> list[tuple[int, float, list[str]]]:
     """Top-k documents of one lane by BM25: (doc_id, score, matched terms), score desc, doc_id asc.
 
@@ -111,9 +112,10 @@ def lexical_search(
     it is applied before the limit, to the postings when it is `selective` (few documents match:
     sessions, actors), else to the aggregated hits. `found` = `analyze(con, query)[1]` skips the
     lookup. `lane_docs` (the lane's document count, when known) picks one scan for a small lane.
+    `allow_table` (access control) names the temp table of the documents the caller may see.
     """
     return search_with_strategy(con, lane, query, k, where_sql, found=found, lane_docs=lane_docs,
-                                selective=selective)[0]
+                                selective=selective, allow_table=allow_table)[0]
 
 
 def search_with_strategy(
@@ -128,6 +130,7 @@ def search_with_strategy(
     found: list[tuple[str, int, int]] | None = None,
     lane_docs: int | None = None,
     selective: bool = False,
+    allow_table: str = "",
 ) -> tuple[list[tuple[int, float, list[str]]], str]:
     """lexical_search plus how it was answered: 'none', 'full', 'pruned' or 'pruned+full'."""
     k = int(k)
@@ -137,12 +140,12 @@ def search_with_strategy(
     if len(found) > MAX_QUERY_TERMS:  # keep the most selective terms, deterministically
         found = sorted(sorted(found, key=lambda r: (r[2], r[1]))[:MAX_QUERY_TERMS], key=lambda r: r[1])
     plan = _Plan(found, k, where_sql, per_term=lane_docs is None or lane_docs >= PER_TERM_MIN_DOCS,
-                 selective=selective)
+                 selective=selective, allow_table=allow_table)
     strategy = "full"
     small_lane = lane_docs is not None and lane_docs < PER_TERM_MIN_DOCS  # its postings are short anyway
     # with a filter the top k are rarer and score lower, so the bound almost never proves them and
     # the full query ran after the pruned one (measured at 1M, session filter: 144 ms instead of 44)
-    filtered = bool(where_sql.strip())
+    filtered = bool(where_sql.strip() or allow_table)
     if not small_lane and not filtered and sum(df for _, _, df in found) > prune_min_postings:
         rows, tried = _search_pruned(con, lane, plan, prune_min_postings, essential_postings)
         if rows is not None:
@@ -155,8 +158,8 @@ class _Plan:
     """The step-2 SQL for one query: literal term ids, weights, bits, filter."""
 
     def __init__(self, found: list[tuple[str, int, int]], k: int, where_sql: str, per_term: bool = True,
-                 selective: bool = False) -> None:
-        self.per_term, self.selective = per_term, selective
+                 selective: bool = False, allow_table: str = "") -> None:
+        self.per_term, self.selective, self.allow_table = per_term, selective, allow_table
         self.terms = [term for term, _, _ in found]
         self.ids = [tid for _, tid, _ in found]
         self.weight = {tid: IDENT_BOOST if term.startswith("=") else 1 for term, tid, _ in found}
@@ -169,6 +172,8 @@ class _Plan:
             .replace("{candidates}", query_template("lexical_candidates") if essential else "")
             .replace("{filter}", self._filter("lexical_filter", lane) if not self.selective else "")
             .replace("{prefilter}", self._filter("lexical_prefilter", lane) if self.selective else "")
+            .replace("{allow}", query_template("lexical_allow").replace("{table}", self.allow_table)
+                     if self.allow_table else "")
             .replace("{postings}", _postings(lane, self.ids, self.per_term))
             .replace("{essential_postings}", _postings(lane, essential or [], self.per_term))
             .replace("{ident_ids}", _ints(ident_ids))

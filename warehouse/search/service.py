@@ -26,13 +26,14 @@ import duckdb
 from warehouse import embed, generation
 from warehouse.errors import Code, KnowledgeError
 from warehouse.proc import keep_heap_warm
-from warehouse.search import synonyms, vector
+from warehouse.search import guard, synonyms, vector
+from warehouse.search.access import Catalog, Scope, View, materialise
 from warehouse.search.answer import assemble
 from warehouse.search.budget import apply_budget
 from warehouse.search.contract import SearchRequest, SearchResponse, Trace, TraceLane, parse_request
 from warehouse.search.feedback_scores import FeedbackScores
 from warehouse.search.fusion import RRF_K, fuse, nominate, read_newest, read_profiles
-from warehouse.search.lane_runner import run_lanes
+from warehouse.search.lane_runner import hidden_hits, run_lanes
 from warehouse.search.lane_status import LaneInfo, read_lane_info
 from warehouse.search.messages import msg
 from warehouse.search.response_cache import ResponseCache
@@ -67,6 +68,7 @@ class SearchEngine:
         self._newest = "epoch"
         self._profiles: dict[int, int] = {}  # actor profile document -> its representative episode's
         self._terms = TermCache()  # query chunk -> terms, term -> vocabulary entry, of the open generation
+        self._catalog: Catalog | None = None  # the ACL names of the open generation (read when access is on)
         self._local = threading.local()  # one prepared search session (cursor) per thread
         self._watchdog = Watchdog()  # interrupts a lane query past LANE_TIMEOUT_S
         keep_heap_warm()
@@ -103,6 +105,7 @@ class SearchEngine:
                 self._newest = read_newest(self._con)
                 self._profiles = read_profiles(self._con)
                 self._terms = TermCache()
+                self._catalog = None
                 self._cache.clear()
                 self._feedback.invalidate()
             if self._con is not None and self._feedback.refresh(self._con):
@@ -115,6 +118,7 @@ class SearchEngine:
                 # session cursor holds the temp tables and the prepared fusion/actor statements
                 local.cur, local.sess = self._con.cursor(), prepare_session(self._con.cursor(), self._semantic)
                 local.gen_path, local.con, local.uses, local.terms = self._gen.path, self._con, 0, self._terms
+                local.views = {}  # scope key -> access.View: its temp table lives on local.cur
             elif local.uses >= SESSION_USES:
                 # DuckDB keeps deleted rows of the session tables until they are dropped, so every
                 # search scanned all earlier searches' rows (fusion 3x slower after 650 searches)
@@ -133,12 +137,31 @@ class SearchEngine:
                 self._con.close()
             self._con, self._gen = None, None
 
+    def view(self, cur: duckdb.DuckDBPyConnection, scope: Scope | None) -> View | None:
+        """The principal's view of the open generation on this thread's lane cursor (made once per cursor)."""
+        if scope is None:
+            return None
+        views: dict[str, View] = self._local.views
+        if scope.key not in views or views[scope.key].scope != scope:
+            with self._lock:
+                if self._catalog is None:
+                    self._catalog = Catalog.read(cur)
+            views[scope.key] = materialise(cur, scope, self._catalog)
+        return views[scope.key]
+
     # -- the operation ------------------------------------------------------------------
-    def search(self, request: dict[str, Any] | str | SearchRequest) -> SearchResponse:
+    def search(self, request: dict[str, Any] | str | SearchRequest, scope: Scope | None = None) -> SearchResponse:
+        """`scope`: the caller's access scope (access.scope_for; None with access off)."""
         t0 = time.perf_counter()
         req = request if isinstance(request, SearchRequest) else parse_request(request)
         try:
             cur, gen = self._connection()
+            if scope is not None:  # never cached: the late-binding trim asks the live sources every time
+                resp, traces = self._search(cur, gen, req, self.view(cur, scope))
+                if req.trace:
+                    resp.trace = Trace(lanes=traces, total_ms=round((time.perf_counter() - t0) * 1000, 3))
+                self._log(req, resp, t0, cache_hit=False)
+                return resp
             key = ResponseCache.key(gen.index_rev, req)
             resp = self._cache.get(key, req, t0)
             if resp is not None:
@@ -164,7 +187,7 @@ class SearchEngine:
                  (time.perf_counter() - t0) * 1000, resp.found, resp.limits.returned, cache_hit, ",".join(codes))
 
     def _search(self, cur: duckdb.DuckDBPyConnection, gen: generation.Generation,
-                req: SearchRequest) -> tuple[SearchResponse, list[TraceLane]]:
+                req: SearchRequest, view: View | None = None) -> tuple[SearchResponse, list[TraceLane]]:
         """One uncached search on this thread's cursors: route, expand, lanes, fusion, answer, budget."""
         routing = route(req.query, req.mode, list(req.include))
         weights = lane_weights(routing)
@@ -172,25 +195,40 @@ class SearchEngine:
         sess = self._local.sess  # the session cursor: its temp tables and prepared statements
         exp = synonyms.expand(cur, req.query, terms=memo.tokens(sess, req.query),
                               lookup=lambda terms: memo.lookup(cur, terms))
-        ws = self._workspaces.resolve(list(req.filters.workspaces))  # ids, paths, folder names, titles
-        lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws)
+        known = self._workspaces if view is None else view.workspaces(self._workspaces)
+        ws = known.resolve(list(req.filters.workspaces))  # ids, paths, folder names, titles
+        lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws,
+                          view.table if view is not None else "")
         hits, nominated = nominate(lanes.hits, self._profiles)
         vec = None if not self._semantic or lanes.no_source else \
-            vector.run_vectors(cur, req, lanes.state, self._vec_info, self._watchdog, ws)
+            vector.run_vectors(cur, req, lanes.state, self._vec_info, self._watchdog, ws,
+                               view.allow_clause() if view is not None else "")
         semantic = None
         if vec is not None:
             hits = vector.with_vector_hits(hits, vec)
             semantic = (vector.vec_rows(vec), vector.VEC_MIN, vector.VEC_MIN_BEST)
         fused, actor_rows = fuse(sess, hits, weights, req, exp, self._lane_info, self._newest,
                                  semantic, self._feedback.by_doc) if hits else ([], [])
+        trimmed: list[str] = []
+        if view is not None:  # actors seen in full only; then the live check of the final items
+            actor_rows = guard.hold_actors(actor_rows, view)
+            fused, actor_rows, trimmed = guard.trim(cur, fused, actor_rows, view)
+            for lane, st in lanes.state.items():  # counts say what this principal can see, nothing more
+                st["docs"] = view.lane_docs.get(lane, 0)
         terms_by_doc = {(lane, d): terms for lane, d, _, terms in hits}
         vec_by_doc = vector.item_similarity(sess) if vec is not None and fused else None
         resp = assemble(cur, gen, req, routing, weights, lanes.state, fused, actor_rows, terms_by_doc, nominated,
                         lanes.no_source, self.settings, vec_by_doc, vec.state if vec is not None else None,
-                        ws.unknown, self._workspaces.names() if ws.unknown else [])
+                        ws.unknown, known.names() if ws.unknown else [])
         if vec is not None:
             resp.warnings.extend(vec.warnings)
         resp.fusion.feedback_rev = self._feedback.rev  # same index_rev + feedback_rev + request: same answer
+        if view is not None:
+            resp = guard.hold_usage(resp, view)
+            resp.warnings.extend(guard.trim_warnings(trimmed))
+            if view.scope.hints and not lanes.no_source and self._catalog is not None:
+                hidden = hidden_hits(cur, req, exp.found, self._watchdog, ws, view.hidden_clause(), lanes)
+                resp.hidden = guard.hint(cur, hidden, view, self._catalog) or None
         resp = apply_budget(resp, req.budget.max_tokens)
         for tr in lanes.traces:
             tr.items = len(getattr(resp.lanes, tr.lane).items) if getattr(resp.lanes, tr.lane) is not None else 0

@@ -53,8 +53,9 @@ def read_vec_info(con: duckdb.DuckDBPyConnection) -> dict[str, int] | None:
 
 
 def run_vectors(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lane_state: Mapping[str, LaneState],
-                vec_info: dict[str, int] | None, watchdog: Watchdog, ws: Resolved) -> VectorRun:
-    """The vector hits of every included, answering lane, and what each lane's vector side did."""
+                vec_info: dict[str, int] | None, watchdog: Watchdog, ws: Resolved, allow: str = "") -> VectorRun:
+    """The vector hits of every included, answering lane, and what each lane's vector side did
+    (`allow`: the principal's pre-filter, access.View.allow_clause)."""
     state: dict[str, LaneSemantic] = {}
     model = embed.MODEL
     lanes = [ln for ln in LANES if ln in lane_state and ln in req.include and not lane_state[ln]["unavailable"]]
@@ -70,7 +71,7 @@ def run_vectors(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lane_state: 
     hits: dict[str, list[tuple[int, float]]] = {}
     if queried:
         try:
-            hits = _scan(cur, req, queried, watchdog, ws)
+            hits = _scan(cur, req, queried, watchdog, ws, allow)
             for ln in queried:
                 state[ln] = LaneSemantic(state="answered", model=model, hits=len(hits.get(ln, [])))
         except duckdb.InterruptException:
@@ -91,11 +92,11 @@ def run_vectors(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lane_state: 
 
 
 def _scan(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lanes: list[str],
-          watchdog: Watchdog, ws: Resolved) -> dict[str, list[tuple[int, float]]]:
+          watchdog: Watchdog, ws: Resolved, allow: str = "") -> dict[str, list[tuple[int, float]]]:
     qvec = embed.vector_literal(embed.embed(req.query))
     parts = []
     for ln in lanes:
-        where = lane_predicate(ln, req.filters, ws)
+        where = " AND ".join(c for c in (lane_predicate(ln, req.filters, ws), allow) if c)
         flt = f"AND v.doc_id IN (SELECT d.doc_id FROM ak_document AS d WHERE {where})" if where else ""
         parts.append(query_template("vector_lane").replace("{lane_no}", str(LANES.index(ln)))
                      .replace("{k}", str(K_LANE)).replace("{filter}", flt))

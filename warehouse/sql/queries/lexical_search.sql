@@ -5,7 +5,8 @@
 -- {ident_boost}x. {term_bits} maps each term_id to one bit, so `matched` says which query terms
 -- a document has without a list aggregate. {candidates} is empty or lexical_candidates.sql;
 -- {filter} is empty or lexical_filter.sql, {prefilter} empty or lexical_prefilter.sql (never
--- both). Ties are broken by doc_id: same index, same list.
+-- both). {allow} is empty or lexical_allow.sql (access control: the principal's documents). Ties are
+-- broken by doc_id: same index, same list.
 WITH hits AS (
     SELECT doc_id,
            sum(impact * CASE WHEN term_id IN ({ident_ids}) THEN {ident_boost} ELSE 1 END) AS score,
@@ -13,6 +14,7 @@ WITH hits AS (
     FROM ({postings}) AS p
     WHERE true {candidates} {prefilter}
     GROUP BY doc_id
+    {allow}
 )
 SELECT h.doc_id, h.score, h.matched
 FROM hits AS h

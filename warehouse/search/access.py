@@ -1,0 +1,221 @@
+"""Who may see what (issue 16, seed 004): a principal's rights resolved against the ACL tables.
+
+The principal comes from the process configuration (`access.principal`, `AKW_PRINCIPAL`) or from a
+surface's session (the MCP server) — never from a request. `scope_for` turns the settings into a
+`Scope` (None: access control is off, the local user sees everything local); with access on and
+no principal every read is refused (KNOWLEDGE_NO_PRINCIPAL, fail closed). A principal the
+settings do not list has no rights: it sees nothing, and is told nothing more.
+
+`materialise` resolves a scope on one generation: its workspace names, accounts and skill roots
+become ak_acl_* keys, and the documents they grant become a temp table on the lane cursor
+(`akw_allow_<hash>`), made once per cursor and principal. The lane queries join it before
+ranking (`allow_clause`), so a forbidden document never enters scoring, fusion, actors, counts,
+snippets or why-texts. The `View` also holds the actors, episodes, sessions, chunks and skills the
+principal sees in full, to which actor rows, skill usage, cards and dispatch are held.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from warehouse.errors import Code, KnowledgeError
+from warehouse.search.workspaces import WorkspaceIndex
+from warehouse.settings import Rights, Settings
+from warehouse.sqlfiles import query_sql
+
+REFUSED_FIELDS = ("principal", "identity", "user")  # identity is never a request's to give
+
+
+@dataclass(frozen=True)
+class Scope:
+    """One principal's rights as configured, plus what late binding and hints need."""
+
+    principal: str
+    rights: Rights
+    others: tuple[tuple[str, Rights], ...] = ()  # the other configured principals (hint authors)
+    hints: bool = True
+    live_roots: tuple[Path, Path] | None = None  # (dsh_home, autoclaw_root) for the live check; None: off
+
+    @property
+    def key(self) -> str:
+        """Stable per principal and rights: names the temp table and keys the caches."""
+        text = json.dumps([self.principal, self.rights.model_dump()], sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def scope_for(settings: Settings, principal: str | None = None,
+              live_roots: tuple[Path, Path] | None = None) -> Scope | None:
+    """The scope of a read: None with access off; `principal` is a surface's session identity."""
+    acc = settings.access
+    if not acc.enabled:
+        return None
+    who = (principal or acc.principal or "").strip()
+    if not who:
+        raise KnowledgeError(Code.NO_PRINCIPAL, "access control is on and no principal is configured "
+                             "(akw config set access.principal=<e-mail> or AKW_PRINCIPAL)")
+    folded = {k.casefold(): (k, v) for k, v in acc.principals.items()}
+    rights = folded.get(who.casefold(), (who, Rights()))[1]
+    others = tuple(sorted((k, v) for k, v in acc.principals.items() if k.casefold() != who.casefold()))
+    return Scope(who, rights, others, acc.hidden_hints, live_roots if acc.live_check else None)
+
+
+def refuse_identity_fields(data: Any, what: str = "request") -> None:
+    """A request (or its filters) naming an identity is refused: identity comes from configuration."""
+    if not isinstance(data, dict):
+        return
+    for where, doc in (("", data), ("filters.", data.get("filters"))):
+        if isinstance(doc, dict):
+            for name in REFUSED_FIELDS:
+                if name in doc:
+                    raise KnowledgeError(Code.INVALID_REQUEST,
+                                         f"{where}{name}: a {what} cannot name an identity; the principal "
+                                         "comes from the configuration or the session", field=f"{where}{name}")
+
+
+@dataclass(frozen=True)
+class Grants:
+    """A principal's rights as ak_acl_* keys of one generation."""
+
+    workspaces: tuple[str, ...] = ()
+    accounts: tuple[str, ...] = ()
+    roots: tuple[str, ...] = ()
+
+    def params(self) -> list[list[str]]:
+        return [list(self.workspaces), list(self.accounts), list(self.roots)]
+
+    def holds(self, kind: str, key: str) -> bool:
+        return key in {"workspace": self.workspaces, "autoclaw_account": self.accounts,
+                       "skills_root": self.roots}.get(kind, ())
+
+
+def _norm(path: str) -> str:
+    return os.path.normpath(os.path.expanduser(path)) if path else path
+
+
+def _fold(value: str | None) -> str:
+    return " ".join((value or "").split()).casefold()
+
+
+@dataclass
+class Catalog:
+    """The ACL names of one generation (a few rows: workspaces and skill roots), read once."""
+
+    workspaces: list[tuple[str, str | None, str | None, str | None]] = field(default_factory=list)
+    roots: list[tuple[str, str | None]] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, con: duckdb.DuckDBPyConnection) -> Catalog:
+        return cls([tuple(r) for r in con.execute(query_sql("access_workspaces")).fetchall()],
+                   [tuple(r) for r in con.execute(query_sql("access_roots")).fetchall()])
+
+    def grants(self, rights: Rights) -> Grants:
+        """Workspaces by id, path, folder name or title; roots by path or kind; accounts as given."""
+        ws: set[str] = set()
+        for value in rights.workspaces:
+            v, p, f = value.strip(), _norm(value.strip()), _fold(value)
+            for wid, path, name, title in self.workspaces:
+                if v == wid or (path and p == _norm(path)) or (f and f in (_fold(name), _fold(title))):
+                    ws.add(wid)
+        roots: set[str] = set()
+        for value in rights.skills_roots:
+            p = _norm(value.strip())
+            roots.update(path for path, kind in self.roots if p == _norm(path) or value.strip() == kind)
+        accounts = {a.strip() for a in rights.autoclaw_accounts if a.strip()}
+        return Grants(tuple(sorted(ws)), tuple(sorted(accounts)), tuple(sorted(roots)))
+
+
+@dataclass(frozen=True)
+class View:
+    """What one principal sees of one generation (the temp table `table` on the cursor it was made on)."""
+
+    scope: Scope
+    grants: Grants
+    table: str
+    actors: frozenset[str]
+    episodes: frozenset[str]
+    sessions: frozenset[str]
+    chunks: frozenset[str]
+    skills: frozenset[str]
+    lane_docs: dict[str, int]
+    ws_nos: frozenset[int] = frozenset()  # workspaces of its documents (what its filters may name)
+
+    def workspaces(self, index: WorkspaceIndex) -> WorkspaceIndex:
+        """The workspace filter's index cut to this principal's workspaces: another's workspace is an
+        unknown name to it (warned as such), and the warning's hint lists only its own."""
+        return WorkspaceIndex([r for r in index.rows if (r[0] is not None and r[0] in self.ws_nos)
+                               or (r[1] is not None and r[1] in self.grants.workspaces)])
+
+    def allow_clause(self) -> str:
+        """The pre-filter on ak_document alias `d`, for a lane query's trusted predicate."""
+        return f"d.doc_id IN (SELECT doc_id FROM {self.table})"
+
+    def hidden_clause(self) -> str:
+        """Its complement: the relevant-but-hidden documents the content-free hint looks for."""
+        return f"d.doc_id NOT IN (SELECT doc_id FROM {self.table})"
+
+    def authors(self, catalog: Catalog, rights: list[tuple[str, str, str]]) -> dict[str, list[str]]:
+        """source system -> the other principals holding a right of these hidden documents (sorted)."""
+        out: dict[str, set[str]] = {}
+        for who, r in self.scope.others:
+            g = catalog.grants(r)
+            for source, kind, key in rights:
+                if g.holds(kind, key):
+                    out.setdefault(source, set()).add(who)
+        for source, _, _ in rights:
+            out.setdefault(source, set())
+        return {s: sorted(v) for s, v in out.items()}
+
+
+def materialise(cur: duckdb.DuckDBPyConnection, scope: Scope, catalog: Catalog) -> View:
+    """The principal's document set as a temp table on `cur`, and the sets cards and actors are held to."""
+    grants = catalog.grants(scope.rights)
+    table = f"akw_allow_{scope.key}"
+    cur.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS " + query_sql("access_allowed").rstrip().rstrip(";"),
+                grants.params())
+    sets: dict[str, set[str]] = {}
+    lane_docs: dict[str, int] = {}
+    for kind, ident in cur.execute(query_sql("access_view").replace("{allow}", table)).fetchall():
+        if kind.startswith("lane:"):
+            lane_docs[kind[5:]] = int(ident)
+        else:
+            sets.setdefault(kind, set()).add(ident)
+    skills = {r[0] for r in cur.execute(query_sql("access_skills"), grants.params()).fetchall()}
+    return View(scope, grants, table, frozenset(sets.get("actor", ())), frozenset(sets.get("episode", ())),
+                frozenset(sets.get("session", ())), frozenset(sets.get("chunk", ())), frozenset(skills), lane_docs,
+                frozenset(int(n) for n in sets.get("ws_no", ())))
+
+
+def view_on(con: duckdb.DuckDBPyConnection, scope: Scope) -> View:
+    """A one-off view on a connection of its own (cards, dispatch)."""
+    return materialise(con, scope, Catalog.read(con))
+
+
+# the card and dispatch keys whose values must all be visible, and the View set each is checked in
+_KEYS = {"actor_id": "actors", "episode_id": "episodes", "session_id": "sessions", "sessions": "sessions",
+         "episodes": "episodes", "parent_session_id": "sessions", "skill_id": "skills", "chunk_id": "chunks"}
+
+
+def invisible(doc: Any, view: View) -> bool:
+    """Whether a card (or a dispatch document) names anything the principal does not see in full.
+
+    Cards aggregate (an agent's stats over all its episodes, a skill's usage and copies), so a card
+    is shown only when every actor, episode, session, skill and chunk it names is visible."""
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            allowed = getattr(view, _KEYS[k]) if k in _KEYS else None
+            if allowed is not None and isinstance(v, str) and v and v not in allowed:
+                return True
+            if allowed is not None and isinstance(v, list) and any(isinstance(x, str) and x not in allowed for x in v):
+                return True
+            if isinstance(v, dict | list) and invisible(v, view):
+                return True
+    elif isinstance(doc, list):
+        return any(invisible(x, view) for x in doc)
+    return False

@@ -1,0 +1,90 @@
+"""The response-side steps of access control (issue 16), each a no-op unless a `View` is given.
+
+- `hold_actors`: actor rows only of actors the principal sees in full (their stats, context and top
+  skills are aggregates over every episode of theirs, so a partly visible actor is not ranked).
+- `trim`: the late-binding security trim — the final items are re-checked against the live sources
+  (extract/live.py); an item whose access cannot be confirmed is not shown, and its lane says
+  only that items were trimmed for safety (no id, no count).
+- `hint`: the content-free hidden hint — which source systems hold a relevant item the caller
+  cannot see, and which other configured principal sees it.
+- `hold_usage`: a skill item's `used_by` keeps the actors and episodes the principal sees.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from warehouse.errors import Code
+from warehouse.search.access import Catalog, View
+from warehouse.search.contract import HiddenHint, SearchResponse, Warning
+from warehouse.sqlfiles import query_sql
+
+TRIM_MESSAGE = "some items were not shown: their access could not be confirmed at the source (trimmed for safety)"
+
+
+def hold_actors(actor_rows: list[tuple], view: View | None) -> list[tuple]:
+    return actor_rows if view is None else [r for r in actor_rows if r[0] in view.actors]
+
+
+def hold_usage(resp: SearchResponse, view: View | None) -> SearchResponse:
+    if view is not None and resp.lanes.skills is not None:
+        for item in resp.lanes.skills.items:
+            item.used_by = [u for u in item.used_by if u.actor_id in view.actors
+                            and (u.episode_id is None or u.episode_id in view.episodes)]
+    return resp
+
+
+def trim(cur: duckdb.DuckDBPyConnection, fused: list[tuple], actor_rows: list[tuple],
+         view: View | None) -> tuple[list[tuple], list[tuple], list[str]]:
+    """(fused, actor rows, lanes trimmed) after the live check of every fused item (fail closed)."""
+    if view is None or view.scope.live_roots is None or not fused:
+        return fused, actor_rows, []
+    from warehouse.extract.live import LiveSources, skill_file_live  # the source readers, on use only
+
+    live = LiveSources(*view.scope.live_roots)
+    ids = ",".join(str(int(r[1])) for r in fused)
+    where = {int(r[0]): r for r in cur.execute(query_sql("access_live").replace("{doc_ids}", ids)).fetchall()}
+    skill_keys = [r[7] for r in where.values() if r[1] == "skills"]
+    skill_path = dict(cur.execute(query_sql("access_live_skills"), [skill_keys]).fetchall()) if skill_keys else {}
+
+    def confirmed(doc_id: int) -> bool:
+        row = where.get(doc_id)
+        if row is None:
+            return False
+        _, lane, source, session_id, account, workspace_id, path, doc_key = row
+        try:
+            if lane == "code":
+                return workspace_id in view.grants.workspaces and live.code_file_live(workspace_id, path)
+            if lane == "skills":
+                return skill_file_live(skill_path.get(doc_key))
+            if source == "autoclaw":
+                return account in view.grants.accounts and live.autoclaw_session_live(account, session_id)
+            # a DSH session: some workspace of the principal's still lists it, and its folder is there
+            return any(w in view.grants.workspaces and live.workspace_live(w)
+                       for w in live.dsh_session_workspaces(session_id))
+        except OSError:
+            return False
+
+    ok = {int(r[1]) for r in fused if confirmed(int(r[1]))}
+    kept = [r for r in fused if int(r[1]) in ok]
+    lanes = sorted({r[0] for r in fused if int(r[1]) not in ok})
+    if not lanes:
+        return fused, actor_rows, []
+    standing = {r[8] for r in kept if r[0] == "episodes"}
+    return kept, [a for a in actor_rows if a[0] in standing], lanes
+
+
+def trim_warnings(lanes: list[str]) -> list[Warning]:
+    return [Warning(code=Code.ACCESS_TRIMMED.value, lane=lane, message=TRIM_MESSAGE) for lane in lanes]
+
+
+def hint(cur: duckdb.DuckDBPyConnection, doc_ids: list[int], view: View, catalog: Catalog) -> list[HiddenHint]:
+    """One entry per (source system, other principal who sees it); no title, snippet, id or count."""
+    if not doc_ids:
+        return []
+    ids = ",".join(str(int(d)) for d in doc_ids)
+    rights = [tuple(r) for r in cur.execute(query_sql("access_hint").replace("{doc_ids}", ids)).fetchall()]
+    out = []
+    for system, authors in sorted(view.authors(catalog, rights).items()):
+        out += [HiddenHint(system=system, author_principal=a) for a in authors] or [HiddenHint(system=system)]
+    return out
