@@ -58,7 +58,7 @@ LOCATION = (
 )
 LOCATION_ATTRS = frozenset(attr for _flag, attr, _help in LOCATION)
 HOME_COMMANDS = frozenset({"reindex", "status", "search", "get", "sql", "sources", "config show", "config set",
-                           "dispatch", "dispatch list", "dispatch show"})
+                           "dispatch", "dispatch list", "dispatch show", "team init", "team push", "team status"})
 OPTION_LIKE = re.compile(r"--?[A-Za-z][\w-]*(=.*)?", re.S)
 
 
@@ -215,9 +215,11 @@ app = typer.Typer(cls=AkwGroup, add_completion=False, no_args_is_help=True, help
 config_app = typer.Typer(no_args_is_help=True, help="Show or change settings (agent-knowledge section).")
 fixtures_app = typer.Typer(no_args_is_help=True, help="Generate realistic source data.")
 dispatch_app = typer.Typer(help="knowledge_dispatch v1: plan a hand-over (dry run) or record it; read the outbox.")
+team_app = typer.Typer(no_args_is_help=True, help="The shared team lake: DuckLake with a PostgreSQL catalog.")
 app.add_typer(config_app, name="config")
 app.add_typer(fixtures_app, name="fixtures")
 app.add_typer(dispatch_app, name="dispatch")
+app.add_typer(team_app, name="team")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 DshOpt = Annotated[Path | None, typer.Option(LOCATION[0][0], help=LOCATION[0][2])]
@@ -344,6 +346,7 @@ def reindex(
     ctx: typer.Context,
     mode: Annotated[str, typer.Option(help="incremental | full | verify")] = "incremental",
     wait: Annotated[float, typer.Option(help="Seconds to wait for another writer's lock.")] = 0.0,
+    snapshot: Annotated[int | None, typer.Option(help="Team lake: rebuild from this catalog snapshot.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Extract changed sources, rebuild the models and index, publish a new generation."""
@@ -351,11 +354,54 @@ def reindex(
         wh = _wh(ctx)
         try:
             with _progress(not as_json) as tick:
-                doc = wh.reindex(mode=mode, progress=tick, wait_s=wait)
+                doc = wh.reindex(mode=mode, progress=tick, wait_s=wait, snapshot=snapshot)
         except KeyboardInterrupt:
             raise KnowledgeError(Code.INTERNAL, "cancelled; the published generation is unchanged",
                                  cancelled=True) from None
         _emit(as_json, doc, _print_reindex)
+
+
+# -- team -----------------------------------------------------------------------------------------
+def _print_team(d: dict[str, Any]) -> None:
+    colour = {"ready": "green", "behind": "yellow", "degraded": "yellow"}.get(d.get("state", ""), "red")
+    out.print(f"[{colour}]{d.get('state', 'initialised')}[/{colour}]  writer={d.get('writer_id')}  "
+              f"snapshot={d.get('snapshot_id')}  built={d.get('built_snapshot_id')}  "
+              f"unpushed={d.get('unpushed_units', '-')}", highlight=False)
+    for w in d.get("writers", []):
+        out.print(f"  {w['writer_id']:<24} last commit {w['last_commit_at']} (snapshot {w['last_snapshot_id']}, "
+                  f"{w['units']} units, {w['lag_s']} s ago)", markup=False, highlight=False)
+    for e in d.get("errors", []):
+        out.print(f"[red]{e['code']}[/red] " + escape(str(e["message"])))
+
+
+@team_app.command("init")
+def team_init(
+    ctx: typer.Context,
+    catalog: Annotated[str, typer.Option(help="libpq DSN of the PostgreSQL catalog, without a password.")],
+    data_path: Annotated[str, typer.Option(help="Shared folder (or s3:// URL) of the lake's data files.")],
+    writer_id: Annotated[str | None, typer.Option(help="Who this machine's data comes from (default user@host).")] = (
+        None),
+    as_json: JsonOpt = False,
+) -> None:
+    """Create the team catalog's tables (idempotent) and switch this home to lake.backend=ducklake."""
+    with _errors(as_json):
+        _emit(as_json, _wh(ctx).team_init(catalog, data_path, writer_id), _print_team)
+
+
+@team_app.command("push")
+def team_push(ctx: typer.Context, as_json: JsonOpt = False) -> None:
+    """Extract what changed and commit it to the team lake, one transaction per unit batch (no build)."""
+    with _errors(as_json):
+        with _progress(not as_json) as tick:
+            doc = _wh(ctx).team_push(progress=tick)
+        _emit(as_json, doc, lambda d: (_print_extract(d), out.print(_text(d.get("push")), markup=False)))
+
+
+@team_app.command("status")
+def team_status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
+    """Writers, their last commit, snapshot ids and this machine's lag; `degraded` when the catalog is away."""
+    with _errors(as_json):
+        _emit(as_json, _wh(ctx).team_status(), _print_team)
 
 
 # -- status / sources ---------------------------------------------------------------------------

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from warehouse import generation, outbox
-from warehouse.build import index_rev
-from warehouse.build.source_state import write_source_state
+from warehouse.build import team_source
+from warehouse.build.source_state import ensure_source_state_schema, write_source_state
 from warehouse.build.spawn import run_build_child
 from warehouse.build.vector_job import semantic_job
 from warehouse.errors import Code, KnowledgeError
@@ -33,7 +33,8 @@ MODES = ("incremental", "full", "verify")
 
 
 def reindex(paths: Paths, settings: Settings, mode: str = "incremental", progress: Progress | None = None,
-            wait_s: float = 0.0) -> dict[str, Any]:
+            wait_s: float = 0.0, snapshot: int | None = None) -> dict[str, Any]:
+    """`snapshot` (team backend): rebuild from that catalog snapshot (time travel), extracting nothing."""
     if mode not in MODES:
         raise KnowledgeError(Code.INVALID_REQUEST, f"mode: unknown value {mode!r}", field="mode")
     if not settings.enabled:
@@ -47,8 +48,9 @@ def reindex(paths: Paths, settings: Settings, mode: str = "incremental", progres
         started_at = utc_now_iso()
         if mode == "full":
             _forget_everything(paths)
-        extract = run_extract(paths, settings, progress=progress)
-        rev = index_rev.compute(paths.state_dir, settings, outbox.digest(paths))
+        extract = run_extract(paths, settings, progress=progress) if snapshot is None else _no_extract()
+        choice = team_source.choose(paths, settings, outbox.digest(paths), snapshot, extract.get("push"))
+        rev = choice.rev
         published = generation.current(paths.generations)
         record: dict[str, Any] = {
             # the run number keeps ids unique when one process runs twice within a second
@@ -56,13 +58,15 @@ def reindex(paths: Paths, settings: Settings, mode: str = "incremental", progres
             "started_at": started_at,
             "index_rev": rev, "extract": extract, "errors": [e for s in extract["sources"] for e in s["errors"]],
         }
+        if choice.team:
+            record["team"] = choice.team
         if mode == "incremental" and published is not None and published.index_rev == rev:
             record.update(outcome="noop", finished_at=utc_now_iso(), duration_s=round(time.perf_counter() - t0, 3))
             append_run(paths, record)
             return {**record, "generation": published.path.name}
         build_path = generation.new_build_path(paths.generations, rev)
         try:
-            stats = _build(paths, settings, build_path, record, progress)
+            stats = _build(paths, settings, build_path, record, progress, choice)
             gen = generation.publish(paths.generations, build_path, rev, utc_now_iso())
         except BaseException as e:
             build_path.unlink(missing_ok=True)
@@ -88,16 +92,23 @@ def _forget_everything(paths: Paths) -> None:
     paths.ensure()
 
 
+def _no_extract() -> dict[str, Any]:
+    return {"finished_at": utc_now_iso(), "duration_s": 0.0, "files_written": 0, "sources": [], "skipped": True}
+
+
 def _build(paths: Paths, settings: Settings, build_path: Path, record: dict[str, Any],
-           progress: Progress | None) -> dict[str, Any]:
+           progress: Progress | None, choice: team_source.LakeChoice) -> dict[str, Any]:
     """Prepare the lake, then build the generation file in a child process (see build.child)."""
-    ensure_lake_schemas(Lake(paths.lake, redact=settings.redact_secrets))
-    write_source_state(paths)
+    ensure_lake_schemas(Lake(choice.root, redact=settings.redact_secrets))
+    if choice.local:
+        write_source_state(paths)
+    else:
+        ensure_source_state_schema(Lake(choice.root))
     runs = [json.dumps(r, sort_keys=True) for r in [*read_runs(paths), {**record, "outcome": "building"}]]
     # an incremental build reuses the published generation's tokenized texts (read-only); a full
     # build trusts nothing from before and tokenizes everything
     published = generation.current(paths.generations) if record["mode"] == "incremental" else None
-    job = {"build_path": str(build_path), "lake": str(paths.lake), "runs": runs, "index_rev": record["index_rev"],
+    job = {"build_path": str(build_path), "lake": str(choice.root), "runs": runs, "index_rev": record["index_rev"],
            "assignments": outbox.assignment_rows(paths),
            "memory_limit": settings.index.memory_limit, "threads": settings.index.threads,
            "previous": str(published.path) if published else None,
