@@ -31,7 +31,7 @@ from warehouse.team.catalog import UNITS, WRITERS
 
 SCHEMA_FILE = "_schema.parquet"
 STATE_SOURCE, STATE_TABLE, STATE_UNIT = "meta", "source_state", "all"
-FAULT_PAUSE_ENV = "AKW_TEAM_FAULT_PAUSE"  # tests: a marker path; the first batch pauses before COMMIT
+FAULT_PAUSE_ENV = "AKW_TEAM_FAULT_PAUSE"  # tests: `<marker path>@<batch no>`: that batch pauses before COMMIT
 
 
 @dataclass
@@ -123,8 +123,8 @@ def push(lake_root: Path, state_dir: Path, cfg: LakeSettings, scratch: Path) -> 
         snapshot = catalog.current_snapshot(con)
         for n, batch in enumerate(batches):
             last = n == len(batches) - 1
-            rows += catalog.transaction(con, lambda b=batch, last=last: _commit_batch(
-                con, writer, b, units, tables, state_file if last and state_changed else None, state_digest))
+            rows += catalog.transaction(con, lambda b=batch, last=last, n=n: _commit_batch(
+                con, writer, b, units, tables, state_file if last and state_changed else None, state_digest, n))
             snapshot = catalog.current_snapshot(con)
         byte_count = sum(f.stat().st_size for k in changed for f in units[k].files.values())
         return {"writer_id": writer, "units_pushed": len(changed), "units_removed": len(removed),
@@ -134,7 +134,7 @@ def push(lake_root: Path, state_dir: Path, cfg: LakeSettings, scratch: Path) -> 
 
 def _commit_batch(con: duckdb.DuckDBPyConnection, writer: str, batch: list[tuple[str, str]],
                   units: dict[tuple[str, str], LocalUnit], tables: dict[tuple[str, str], Path],
-                  state_file: Path | None, state_digest: str) -> int:
+                  state_file: Path | None, state_digest: str, batch_no: int) -> int:
     """One transaction's statements: replace the batch's units in every table of their source."""
     rows = 0
     by_source: dict[str, list[str]] = defaultdict(list)
@@ -143,7 +143,7 @@ def _commit_batch(con: duckdb.DuckDBPyConnection, writer: str, batch: list[tuple
     for source, keys in sorted(by_source.items()):
         for (src, table) in sorted(t for t in tables if t[0] == source):
             name = f"{catalog.ALIAS}.{catalog.data_table(src, table)}"
-            con.execute(f"DELETE FROM {name} WHERE writer_id = ? AND unit_key IN ({sql_texts(keys)})", [writer])
+            con.execute(f"DELETE FROM {name} WHERE writer_id = ? AND list_contains({sql_texts(keys)}, unit_key)", [writer])
             files = [str(units[(source, k)].files[table]) for k in keys
                      if (source, k) in units and table in units[(source, k)].files]
             if files:
@@ -151,7 +151,7 @@ def _commit_batch(con: duckdb.DuckDBPyConnection, writer: str, batch: list[tuple
                     f"INSERT INTO {name} BY NAME SELECT * EXCLUDE (filename), {sql_text(writer)} AS writer_id, "
                     f"regexp_extract(filename, '([^/\\\\]+)\\.parquet$', 1) AS unit_key "
                     f"FROM read_parquet({sql_texts(files)}, union_by_name = true, filename = true)").fetchone()[0]
-        con.execute(f"DELETE FROM {UNITS} WHERE writer_id = ? AND source = ? AND unit_key IN ({sql_texts(keys)})",
+        con.execute(f"DELETE FROM {UNITS} WHERE writer_id = ? AND source = ? AND list_contains({sql_texts(keys)}, unit_key)",
                     [writer, source])
         present = [(writer, source, k, units[(source, k)].digest) for k in keys if (source, k) in units]
         if present:
@@ -169,13 +169,13 @@ def _commit_batch(con: duckdb.DuckDBPyConnection, writer: str, batch: list[tuple
                 [writer, datetime.now(UTC), total, rows, __version__])
     con.execute(f"CALL ducklake_set_commit_message({sql_text(catalog.ALIAS)}, {sql_text(writer)}, "
                 f"{sql_text(f'push {len(batch)} units')})")
-    _fault_pause()
+    _fault_pause(batch_no)
     return int(rows)
 
 
-def _fault_pause() -> None:
+def _fault_pause(batch_no: int) -> None:
     """Fault injection for the kill -9 test: announce 'inside a commit' and wait to be killed."""
-    marker = os.environ.get(FAULT_PAUSE_ENV)
-    if marker and not Path(marker).exists():
+    marker, _, at = os.environ.get(FAULT_PAUSE_ENV, "").rpartition("@")
+    if marker and at.isdigit() and int(at) == batch_no and not Path(marker).exists():
         Path(marker).write_text(str(os.getpid()))
         time.sleep(120)

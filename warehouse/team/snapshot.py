@@ -18,6 +18,7 @@ from warehouse.settings import LakeSettings
 from warehouse.team import catalog
 
 EXPORT_FILE = "snapshot.parquet"
+STATE_TABLE = "meta__source_state"
 
 
 def _tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str]]:
@@ -56,8 +57,11 @@ def export(cfg: LakeSettings, out_root: Path, version: int | None = None) -> dic
         for name, source, table in _tables(con):
             target = tmp / "bronze" / source / table / EXPORT_FILE
             target.parent.mkdir(parents=True, exist_ok=True)
+            # unit states name units per machine (a DSH registry, an AutoClaw account): the writer keeps them apart
+            cols = ("* EXCLUDE (writer_id, unit_key, unit), writer_id || '/' || unit AS unit"
+                    if name == STATE_TABLE else "* EXCLUDE (writer_id, unit_key)")
             try:
-                con.execute(f"COPY (SELECT * EXCLUDE (writer_id, unit_key) FROM {catalog.ALIAS}.{name} "
+                con.execute(f"COPY (SELECT {cols} FROM {catalog.ALIAS}.{name} "
                             f"AT (VERSION => {int(sid)}) ORDER BY writer_id, unit_key) TO {sql_text(str(target))} "
                             "(FORMAT parquet, COMPRESSION lz4)")
             except duckdb.CatalogException:

@@ -23,9 +23,13 @@ def push_or_degrade(paths: Paths, settings: Settings, finished_at: str) -> dict[
         if e.code != Code.CATALOG_UNAVAILABLE.value:
             raise
         result = {"ok": False, "degraded": True, "error": e.to_dict()}
-    except duckdb.Error as e:  # the catalog went away mid-push: nothing half-committed, retry next run
+    except (duckdb.IOException, duckdb.ConnectionException) as e:  # the catalog went away mid-push:
+        # nothing is half-committed, the next push redoes what did not commit
         err = KnowledgeError(Code.CATALOG_UNAVAILABLE, f"team push interrupted: {catalog_reason(e)}")
         result = {"ok": False, "degraded": True, "error": err.to_dict()}
+    except duckdb.Error as e:  # anything else is a bug to see, but the local index still gets built
+        err = KnowledgeError(Code.INTERNAL, f"team push failed: {catalog_reason(e)}")
+        result = {"ok": False, "degraded": False, "error": err.to_dict()}
     result["at"] = finished_at
     record_push(paths, result)
     return result
