@@ -20,7 +20,8 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
                 "warehouse.db", "warehouse.literals", "warehouse.sqlfiles", "warehouse.tokenizer", "warehouse.proc",
                 "warehouse.embed")),
     ("records", ("warehouse.lake", "warehouse.state", "warehouse.generation", "warehouse.runs",
-                 "warehouse.schedule", "warehouse.status", "warehouse.outbox")),
+                 "warehouse.schedule", "warehouse.status", "warehouse.outbox",
+                 "warehouse.team")),  # the team lake (ADR 0013): push, snapshot export, team status
     ("extract", ("warehouse.extract",)),
     ("build", ("warehouse.build",)),
     ("search", ("warehouse.search",)),

@@ -52,11 +52,14 @@ def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dic
         state = "degraded"
     else:
         state = "ready"
+    team = _team(paths, settings)
+    if team is not None and team["degraded"] and state == "ready":
+        state = "degraded"  # the team catalog is away: local work goes on, the next push catches up
     nxt = next_run(settings.schedule, now) if settings.enabled else None
     # counts/coverage come from the run that built the published generation (a later no-op has none)
     last_build = next((r for r in reversed(runs) if r.get("outcome") == "published"), None)
     build = (last_build or {}).get("build") or {}
-    return {
+    doc = {
         "enabled": settings.enabled,
         "state": state,
         "index_rev": gen.index_rev if gen else None,
@@ -77,6 +80,20 @@ def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dic
             for name, s in sorted(per_source.items()) if s["error"]
         ],
     }
+    if team is not None:  # only with lake.backend=ducklake: the local status document is unchanged
+        doc["team"] = team
+    return doc
+
+
+def _team(paths: Paths, settings: Settings) -> dict[str, Any] | None:
+    """The team lake as this machine last saw it (its last push), without touching the network."""
+    if settings.lake.backend != "ducklake":
+        return None
+    from warehouse.team.local import read_push
+
+    last = read_push(paths).get("last_attempt") or {}
+    return {"writer_id": settings.lake.writer_id, "degraded": bool(last) and not last.get("ok"),
+            "last_push_at": last.get("at"), "snapshot_id": last.get("snapshot_id"), "error": last.get("error")}
 
 
 def _semantic(settings: Settings, build: dict[str, Any]) -> dict[str, Any]:

@@ -201,10 +201,14 @@ def test_catalog_unreachable_local_work_goes_on_and_pushes_resume(tmp_path: Path
     assert len(_sessions(home)) == 8  # searchable from the local lake
     status = akw(home, fx, "team", "status", AKW_LAKE__CATALOG=away, **pgpass)
     assert status["state"] == "degraded" and status["push"]["last_attempt"]["ok"] is False
+    plain = akw(home, fx, "status", AKW_LAKE__CATALOG=away)  # knowledge_status says it too, offline
+    assert plain["state"] == "degraded" and plain["team"]["degraded"] is True
+    assert plain["team"]["error"]["code"] == "KNOWLEDGE_CATALOG_UNAVAILABLE"
     back = akw(home, fx, "reindex", **pgpass)
     assert back["extract"]["push"]["ok"] and back["extract"]["push"]["units_pushed"] > 0
     assert back["outcome"] == "published" and back["team"]["snapshot_id"] > 0
     assert akw(home, fx, "team", "status", **pgpass)["state"] == "ready"
+    assert akw(home, fx, "status")["team"]["degraded"] is False
 
 
 def test_forget_session_leaves_no_bytes_in_data_files_or_catalog(tmp_path: Path, homes: dict[str, Path],

@@ -141,9 +141,10 @@ def _commit_batch(con: duckdb.DuckDBPyConnection, writer: str, batch: list[tuple
     for source, key in batch:
         by_source[source].append(key)
     for source, keys in sorted(by_source.items()):
+        mine = f"writer_id = ? AND list_contains({sql_texts(keys)}, unit_key)"
         for (src, table) in sorted(t for t in tables if t[0] == source):
             name = f"{catalog.ALIAS}.{catalog.data_table(src, table)}"
-            con.execute(f"DELETE FROM {name} WHERE writer_id = ? AND list_contains({sql_texts(keys)}, unit_key)", [writer])
+            con.execute(f"DELETE FROM {name} WHERE {mine}", [writer])
             files = [str(units[(source, k)].files[table]) for k in keys
                      if (source, k) in units and table in units[(source, k)].files]
             if files:
@@ -151,8 +152,7 @@ def _commit_batch(con: duckdb.DuckDBPyConnection, writer: str, batch: list[tuple
                     f"INSERT INTO {name} BY NAME SELECT * EXCLUDE (filename), {sql_text(writer)} AS writer_id, "
                     f"regexp_extract(filename, '([^/\\\\]+)\\.parquet$', 1) AS unit_key "
                     f"FROM read_parquet({sql_texts(files)}, union_by_name = true, filename = true)").fetchone()[0]
-        con.execute(f"DELETE FROM {UNITS} WHERE writer_id = ? AND source = ? AND list_contains({sql_texts(keys)}, unit_key)",
-                    [writer, source])
+        con.execute(f"DELETE FROM {UNITS} WHERE source = ? AND {mine}", [source, writer])
         present = [(writer, source, k, units[(source, k)].digest) for k in keys if (source, k) in units]
         if present:
             con.executemany(f"INSERT INTO {UNITS} VALUES (?, ?, ?, ?)", present)
