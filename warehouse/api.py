@@ -321,8 +321,10 @@ class Warehouse:
 
     @staticmethod
     def bench(scale: str = "small", out_dir: Path | None = Path("reports"), work: Path | None = None,
-              log: Log | None = None) -> dict[str, Any]:
-        """Build times, search latency per mode, peak RSS and size at one scale, against a SQLite FTS5 baseline."""
+              log: Log | None = None, team_catalog: str | None = None) -> dict[str, Any]:
+        """Build times, search latency per mode, peak RSS and size at one scale, against a SQLite FTS5 baseline.
+
+        `team_catalog` (a scratch PostgreSQL database's DSN): also push throughput and build-from-snapshot time."""
         import tempfile
 
         from warehouse.bench.run import SCALES, run_bench
@@ -331,7 +333,9 @@ class Warehouse:
             raise KnowledgeError(Code.INVALID_REQUEST, f"scale: one of {', '.join(SCALES)}", field="scale")
         folder = _writable_dir(Path(work or Path(tempfile.gettempdir()) / "akw-bench"), "work")
         out = _writable_dir(Path(out_dir), "out") if out_dir is not None else None
-        return run_bench(SCALES[scale], folder, out, log=log)
+        if team_catalog is not None:
+            Settings().with_value("lake.catalog", json.dumps(team_catalog))  # no password in a DSN, here too
+        return run_bench(SCALES[scale], folder, out, log=log, team_catalog=team_catalog)
 
 
 def semantic_note() -> dict[str, str]:
