@@ -114,6 +114,10 @@ def test_two_writers_push_concurrently_and_a_third_machine_builds_the_union(
     expected = _local_sessions(wa) | _local_sessions(wb)
     assert len(_local_sessions(wa) & _local_sessions(wb)) == 0 and len(expected) == 16
     assert sorted(got) == sorted(expected)  # every session of both writers, none twice
+    scope = akw(reader, homes["empty"], "sql", "SELECT writer_id, id FROM ak_writer_scope WHERE kind = 'session'")
+    by_writer = {w: {i for ww, i in scope["rows"] if ww == w} for w in ("alice", "bob")}
+    assert by_writer["alice"] >= _local_sessions(wa) and by_writer["bob"] >= _local_sessions(wb)
+    assert not by_writer["alice"] & _local_sessions(wb)  # the access-control seam: who each session is from
 
     # a single machine's build over the union of both lakes gives the same answers
     union = tmp_path / "union"

@@ -17,7 +17,7 @@ from typing import Any
 
 from warehouse import generation, outbox
 from warehouse.build import team_source
-from warehouse.build.source_state import ensure_source_state_schema, write_source_state
+from warehouse.build.source_state import ensure_source_state_schema, ensure_writer_scope_schema, write_source_state
 from warehouse.build.spawn import run_build_child
 from warehouse.build.vector_job import semantic_job
 from warehouse.errors import Code, KnowledgeError
@@ -100,6 +100,7 @@ def _build(paths: Paths, settings: Settings, build_path: Path, record: dict[str,
            progress: Progress | None, choice: team_source.LakeChoice) -> dict[str, Any]:
     """Prepare the lake, then build the generation file in a child process (see build.child)."""
     ensure_lake_schemas(Lake(choice.root, redact=settings.redact_secrets))
+    ensure_writer_scope_schema(Lake(choice.root))
     if choice.local:
         write_source_state(paths)
     else:

@@ -31,3 +31,11 @@ def write_source_state(paths: Paths) -> None:
 def ensure_source_state_schema(lake: Lake) -> None:
     """`meta/source_state` exists with its columns (a team snapshot brings the rows of every writer)."""
     lake.ensure_table("meta", "source_state", {k: pl.String for k in _COLUMNS})
+
+
+WRITER_SCOPE = {"writer_id": pl.String, "kind": pl.String, "id": pl.String}
+
+
+def ensure_writer_scope_schema(lake: Lake) -> None:
+    """`meta/writer_scope` (→ `ak_writer_scope`) exists; only a team snapshot brings rows (ADR 0013)."""
+    lake.ensure_table("meta", "writer_scope", WRITER_SCOPE)

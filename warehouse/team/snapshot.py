@@ -54,6 +54,7 @@ def export(cfg: LakeSettings, out_root: Path, version: int | None = None) -> dic
         tmp = out_root.with_name(f".{out_root.name}.tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         rows: dict[str, int] = {}
+        exported: set[str] = set()
         for name, source, table in _tables(con):
             target = tmp / "bronze" / source / table / EXPORT_FILE
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -67,9 +68,26 @@ def export(cfg: LakeSettings, out_root: Path, version: int | None = None) -> dic
             except duckdb.CatalogException:
                 shutil.rmtree(target.parent)  # the table did not exist yet at that snapshot
                 continue
+            exported.add(name)
             rows[f"{source}.{table}"] = con.execute(
                 f"SELECT count(*) FROM read_parquet({sql_text(str(target))})").fetchone()[0]
+        _writer_scope(con, sid, exported, tmp / "bronze" / "meta" / "writer_scope" / EXPORT_FILE)
         shutil.rmtree(out_root, ignore_errors=True)
         tmp.mkdir(parents=True, exist_ok=True)
         tmp.replace(out_root)
         return {"lake_id": lake_id, "snapshot_id": sid, "rows": rows}
+
+
+def _writer_scope(con: duckdb.DuckDBPyConnection, sid: int, tables: set[str], target: Path) -> None:
+    """(writer_id, kind, id) of every session and workspace at the snapshot: `ak_writer_scope`, the ACL seam.
+
+    `tables`: the DuckLake tables that existed at the snapshot (the ones exported)."""
+    cols = con.execute("SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = ? "
+                       "AND column_name IN ('session_id', 'workspace_id')", [catalog.ALIAS]).fetchall()
+    parts = [f"SELECT writer_id, '{'session' if col == 'session_id' else 'workspace'}' AS kind, {col} AS id "
+             f"FROM {catalog.ALIAS}.{table} AT (VERSION => {int(sid)}) WHERE {col} IS NOT NULL"
+             for table, col in sorted(cols) if table in tables and table != STATE_TABLE]
+    if parts:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        con.execute(f"COPY (SELECT DISTINCT * FROM ({' UNION '.join(parts)}) ORDER BY ALL) TO "
+                    f"{sql_text(str(target))} (FORMAT parquet)")
