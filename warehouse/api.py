@@ -135,10 +135,14 @@ class Warehouse:
 
     def team_push(self, progress: Progress | None = None) -> dict[str, Any]:
         """Extract what changed and push it to the team lake (no build); the extract report with `push`."""
+        from warehouse import generation
+
         if self.settings.lake.backend != "ducklake":
             raise KnowledgeError(Code.CONFIG_INVALID, "lake.backend is local (akw team init first)",
                                  key="lake.backend")
-        return self.extract(progress=progress)
+        self.paths.ensure()
+        with generation.writer_lock(self.paths.home):  # not beside a reindex of the same home
+            return self.extract(progress=progress)
 
     def team_status(self) -> dict[str, Any]:
         """Writers, their last commit, the catalog snapshot, this machine's lag; `degraded` if unreachable."""

@@ -29,3 +29,19 @@ def test_lake_settings_defaults_and_env_override() -> None:
         Settings().with_value("lake.writer_id", "'bad id with spaces'")
     with pytest.raises(KnowledgeError):
         Settings().with_value("lake.backend", "iceberg")
+
+
+def test_an_s3_data_path_gets_httpfs_and_a_secret_from_the_aws_environment() -> None:
+    """Configured, not contacted: the secret is made from AWS_* variables; nothing talks to S3 here."""
+    from warehouse.db import connect
+    from warehouse.team.catalog import s3_secret
+
+    con = connect(extensions=("httpfs",))
+    assert s3_secret(con, {}) is False
+    env = {"AWS_ACCESS_KEY_ID": "AKIAEXAMPLE", "AWS_SECRET_ACCESS_KEY": "not-a-real-secret",
+           "AWS_ENDPOINT_URL": "http://minio.internal:9000"}
+    assert s3_secret(con, env) is True
+    row = con.execute("SELECT type, provider, secret_string FROM duckdb_secrets() WHERE name = 'team_lake_s3'"
+                      ).fetchone()
+    assert row[0] == "s3" and row[1] == "config" and "minio.internal:9000" in row[2]
+    assert "not-a-real-secret" not in row[2]  # DuckDB redacts the secret in its own listing

@@ -6,10 +6,11 @@ The password is libpq's business: PGPASSWORD, or a pgpass-style file (`lake.pass
 
 from __future__ import annotations
 
+import os
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TypeVar
@@ -63,7 +64,7 @@ def open_lake(cfg: LakeSettings, memory_limit: str = "500MB", threads: int = 1) 
         Path(data_path).mkdir(parents=True, exist_ok=True)
     con = connect(memory_limit=memory_limit, threads=threads, extensions=exts)
     if "httpfs" in exts:
-        con.execute("CREATE SECRET team_lake_s3 (TYPE s3, PROVIDER credential_chain)")
+        s3_secret(con, os.environ)
     target = f"ducklake:postgres:{libpq_dsn(cfg)}"
     try:
         # inlining off: every row lives in a data file, so `forget` can prove by a scan that none is left
@@ -73,6 +74,26 @@ def open_lake(cfg: LakeSettings, memory_limit: str = "500MB", threads: int = 1) 
         con.close()
         raise KnowledgeError(Code.CATALOG_UNAVAILABLE, f"team catalog unreachable: {reason(e)}") from None
     return con
+
+
+def s3_secret(con: duckdb.DuckDBPyConnection, env: Mapping[str, str]) -> bool:
+    """An S3 secret from the standard AWS_* variables (no aws extension: PROVIDER config), if they are set.
+
+    AWS_ENDPOINT_URL points at S3-compatible storage (MinIO, R2, Ceph) with path-style URLs."""
+    if not env.get("AWS_ACCESS_KEY_ID") or not env.get("AWS_SECRET_ACCESS_KEY"):
+        return False
+    opts = {"KEY_ID": env["AWS_ACCESS_KEY_ID"], "SECRET": env["AWS_SECRET_ACCESS_KEY"],
+            "REGION": env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1"}
+    if env.get("AWS_SESSION_TOKEN"):
+        opts["SESSION_TOKEN"] = env["AWS_SESSION_TOKEN"]
+    if env.get("AWS_ENDPOINT_URL"):
+        endpoint = env["AWS_ENDPOINT_URL"]
+        opts["ENDPOINT"] = endpoint.split("://", 1)[-1]
+        opts["URL_STYLE"] = "path"
+        opts["USE_SSL"] = "false" if endpoint.startswith("http://") else "true"
+    body = ", ".join(f"{k} {v if k == 'USE_SSL' else sql_text(v)}" for k, v in opts.items())
+    con.execute(f"CREATE OR REPLACE SECRET team_lake_s3 (TYPE s3, PROVIDER config, {body})")
+    return True
 
 
 @contextmanager
