@@ -263,3 +263,22 @@ def raw_hits_other(lake: Path, sid: str) -> bool:
         if any(sid in str(v) for r in rows for v in r):
             return True
     return False
+
+
+def test_identical_session_ids_of_two_writers_stay_apart(tmp_path: Path, homes: dict[str, Path],
+                                                         team_catalog: dict[str, str]) -> None:
+    """Two machines with the same session ids: both copies are kept, each writer replaces and forgets its own."""
+    fx, pgpass = homes["alice"], {"PGPASSFILE": team_catalog["passfile"]}
+    for w in ("alice", "alice-2"):
+        _init(tmp_path / w, fx, team_catalog, w)
+        assert akw(tmp_path / w, fx, "team", "push", **pgpass)["push"]["ok"]
+    ids = _local_sessions(tmp_path / "alice")
+    cfg = _cfg(team_catalog)
+    with catalog.lake(cfg) as con:
+        rows = con.execute("SELECT writer_id, session_id FROM team_lake.dsh__sessions").fetchall()
+    assert sorted(rows) == sorted([("alice", s) for s in ids] + [("alice-2", s) for s in ids])
+    one = sorted(ids)[0]
+    forget_session(cfg, one, writer_id="alice-2", confirm=True)
+    with catalog.lake(cfg) as con:
+        left = con.execute("SELECT writer_id FROM team_lake.dsh__sessions WHERE session_id = ?", [one]).fetchall()
+    assert left == [("alice",)]
