@@ -15,8 +15,8 @@ from typing import Any
 
 import duckdb
 import pytest
-from conftest import PASSWORD, Cluster
 from team_helpers import akw, popen, raw_hits, strip, union_lake
+from team_pg import PASSWORD, Cluster
 
 import akw_fixtures
 from warehouse import generation
