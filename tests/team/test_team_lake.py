@@ -251,6 +251,9 @@ def test_forget_session_leaves_no_bytes_in_data_files_or_catalog(tmp_path: Path,
     with catalog.lake(cfg) as con:
         left = {r[0] for r in con.execute("SELECT session_id FROM team_lake.dsh__sessions").fetchall()}
     assert left == _local_sessions(home) - {target}
+    # forgetting expired the older snapshots: time travel to them is refused, not answered with the session
+    gone = akw(home, fx, "reindex", "--snapshot", "2", ok=False, **pgpass)
+    assert gone["errors"][0]["code"] == "KNOWLEDGE_NOT_FOUND"
 
 
 def raw_hits_other(lake: Path, sid: str) -> bool:

@@ -46,7 +46,7 @@ def reindex(paths: Paths, settings: Settings, mode: str = "incremental", progres
         generation.discard_stale_builds(paths.generations)  # a killed build's file, even if this run is a no-op
         t0 = time.perf_counter()
         started_at = utc_now_iso()
-        if mode == "full":
+        if mode == "full" and snapshot is None:  # a snapshot rebuild keeps this machine's lake and cursors
             _forget_everything(paths)
         extract = run_extract(paths, settings, progress=progress) if snapshot is None else _no_extract()
         choice = team_source.choose(paths, settings, outbox.digest(paths), snapshot, extract.get("push"))
