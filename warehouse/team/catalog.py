@@ -62,7 +62,11 @@ def open_lake(cfg: LakeSettings, memory_limit: str = "500MB", threads: int = 1) 
         exts += ("httpfs",)  # S3 credentials: a DuckDB secret from the environment (docs/team.md)
     else:
         Path(data_path).mkdir(parents=True, exist_ok=True)
-    con = connect(memory_limit=memory_limit, threads=threads, extensions=exts)
+    try:
+        con = connect(memory_limit=memory_limit, threads=threads, extensions=exts)
+    except duckdb.IOException as e:  # the wheels of the [team] extra are missing: not a network problem
+        raise KnowledgeError(Code.CONFIG_INVALID, f"the team lake needs the [team] extra "
+                             f"(pip install -e '.[team]'): {reason(e)}", key="lake.backend") from None
     if "httpfs" in exts:
         s3_secret(con, os.environ)
     target = f"ducklake:postgres:{libpq_dsn(cfg)}"
