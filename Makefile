@@ -6,7 +6,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test lint eval bench quality report clean
+.PHONY: setup demo test test-team lint eval bench quality report clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -25,6 +25,9 @@ lint: setup
 test: lint
 	$(BIN)/akw eval --min-recall3 0.8 --min-mrr 0.6 --max-zero 0.1   # the spec's floor on a small generated home
 	$(BIN)/pytest
+
+test-team: setup  # the team lake against a throwaway PostgreSQL cluster (docs/team.md)
+	$(BIN)/pytest -m team tests/team
 
 eval: setup
 	$(BIN)/akw eval

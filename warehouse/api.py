@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -69,6 +70,14 @@ def _writable_dir(path: Path, field: str) -> Path:
     return path
 
 
+def default_writer_id() -> str:
+    """`user@host`, cleaned to the `lake.writer_id` alphabet."""
+    import re
+    import socket
+
+    return re.sub(r"[^A-Za-z0-9._@-]", "-", f"{os_user()}@{socket.gethostname()}")[:64]
+
+
 def os_user() -> str:
     import getpass
 
@@ -132,10 +141,42 @@ class Warehouse:
         return run_extract(self.paths, self.settings, sources=sources, progress=progress)
 
     def reindex(self, mode: str = "incremental", progress: Progress | None = None,
-                wait_s: float = 0.0) -> dict[str, Any]:
+                wait_s: float = 0.0, snapshot: int | None = None) -> dict[str, Any]:
+        """`snapshot` (team backend): rebuild from that team-catalog snapshot, for audits (time travel)."""
         from warehouse.build.reindex import reindex
 
-        return reindex(self.paths, self.settings, mode=mode, progress=progress, wait_s=wait_s)
+        return reindex(self.paths, self.settings, mode=mode, progress=progress, wait_s=wait_s, snapshot=snapshot)
+
+    # -- the team lake (ADR 0013) ---------------------------------------------------
+    def team_init(self, catalog: str, data_path: str, writer_id: str | None = None) -> dict[str, Any]:
+        """Point this home at a shared DuckLake (PostgreSQL catalog) and create its tables; idempotent."""
+        from warehouse.team.catalog import init
+
+        s = self.settings
+        for key, value in (("lake.backend", "ducklake"), ("lake.catalog", catalog), ("lake.data_path", data_path),
+                           ("lake.writer_id", writer_id or s.lake.writer_id or default_writer_id())):
+            s = s.with_value(key, json.dumps(value))
+        result = init(s.lake)  # the config changes only once the catalog answered
+        s.save(self.paths.config_file)
+        self.settings = s
+        return {**result, "backend": "ducklake", "config_file": str(self.paths.config_file)}
+
+    def team_push(self, progress: Progress | None = None) -> dict[str, Any]:
+        """Extract what changed and push it to the team lake (no build); the extract report with `push`."""
+        from warehouse import generation
+
+        if self.settings.lake.backend != "ducklake":
+            raise KnowledgeError(Code.CONFIG_INVALID, "lake.backend is local (akw team init first)",
+                                 key="lake.backend")
+        self.paths.ensure()
+        with generation.writer_lock(self.paths.home):  # not beside a reindex of the same home
+            return self.extract(progress=progress)
+
+    def team_status(self) -> dict[str, Any]:
+        """Writers, their last commit, the catalog snapshot, this machine's lag; `degraded` if unreachable."""
+        from warehouse.team.status import team_status
+
+        return team_status(self.paths, self.settings)
 
     def status(self) -> dict[str, Any]:
         from warehouse.status import status
@@ -513,8 +554,10 @@ class Warehouse:
 
     @staticmethod
     def bench(scale: str = "small", out_dir: Path | None = Path("reports"), work: Path | None = None,
-              log: Log | None = None) -> dict[str, Any]:
-        """Build times, search latency per mode, peak RSS and size at one scale, against a SQLite FTS5 baseline."""
+              log: Log | None = None, team_catalog: str | None = None) -> dict[str, Any]:
+        """Build times, search latency per mode, peak RSS and size at one scale, against a SQLite FTS5 baseline.
+
+        `team_catalog` (a scratch PostgreSQL database's DSN): also push throughput and build-from-snapshot time."""
         import tempfile
 
         from warehouse.bench.run import SCALES, run_bench
@@ -523,7 +566,9 @@ class Warehouse:
             raise KnowledgeError(Code.INVALID_REQUEST, f"scale: one of {', '.join(SCALES)}", field="scale")
         folder = _writable_dir(Path(work or Path(tempfile.gettempdir()) / "akw-bench"), "work")
         out = _writable_dir(Path(out_dir), "out") if out_dir is not None else None
-        return run_bench(SCALES[scale], folder, out, log=log)
+        if team_catalog is not None:
+            Settings().with_value("lake.catalog", json.dumps(team_catalog))  # no password in a DSN, here too
+        return run_bench(SCALES[scale], folder, out, log=log, team_catalog=team_catalog)
 
 
 def semantic_note() -> dict[str, str]:

@@ -59,7 +59,8 @@ LOCATION = (
 LOCATION_ATTRS = frozenset(attr for _flag, attr, _help in LOCATION)
 HOME_COMMANDS = frozenset({"reindex", "status", "search", "get", "sql", "sources", "config show", "config set",
                            "dispatch", "dispatch list", "dispatch show", "feedback", "schedule show",
-                           "schedule run-due", "schedule install", "daemon", "mcp", "quality", "report"})
+                           "schedule run-due", "schedule install", "daemon", "mcp", "quality", "report",
+                           "team init", "team push", "team status"})
 OPTION_LIKE = re.compile(r"--?[A-Za-z][\w-]*(=.*)?", re.S)
 
 
@@ -216,6 +217,7 @@ app = typer.Typer(cls=AkwGroup, add_completion=False, no_args_is_help=True, help
 config_app = typer.Typer(no_args_is_help=True, help="Show or change settings (agent-knowledge section).")
 fixtures_app = typer.Typer(no_args_is_help=True, help="Generate realistic source data.")
 dispatch_app = typer.Typer(help="knowledge_dispatch v1: plan a hand-over (dry run) or record it; read the outbox.")
+team_app = typer.Typer(no_args_is_help=True, help="The shared team lake: DuckLake with a PostgreSQL catalog.")
 app.add_typer(config_app, name="config")
 app.add_typer(fixtures_app, name="fixtures")
 app.add_typer(dispatch_app, name="dispatch")
@@ -223,6 +225,7 @@ schedule_app = typer.Typer(no_args_is_help=True, help="The reindex schedule: wha
 app.add_typer(schedule_app, name="schedule")
 index_app = typer.Typer(no_args_is_help=True, help="The whole derived index (generations, lake, state).")
 app.add_typer(index_app, name="index")
+app.add_typer(team_app, name="team")
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 DshOpt = Annotated[Path | None, typer.Option(LOCATION[0][0], help=LOCATION[0][2])]
@@ -350,6 +353,7 @@ def reindex(
     ctx: typer.Context,
     mode: Annotated[str, typer.Option(help="incremental | full | verify")] = "incremental",
     wait: Annotated[float, typer.Option(help="Seconds to wait for another writer's lock.")] = 0.0,
+    snapshot: Annotated[int | None, typer.Option(help="Team lake: rebuild from this catalog snapshot.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Extract changed sources, rebuild the models and index, publish a new generation."""
@@ -357,11 +361,54 @@ def reindex(
         wh = _wh(ctx)
         try:
             with _progress(not as_json) as tick:
-                doc = wh.reindex(mode=mode, progress=tick, wait_s=wait)
+                doc = wh.reindex(mode=mode, progress=tick, wait_s=wait, snapshot=snapshot)
         except KeyboardInterrupt:
             raise KnowledgeError(Code.INTERNAL, "cancelled; the published generation is unchanged",
                                  cancelled=True) from None
         _emit(as_json, doc, _print_reindex)
+
+
+# -- team -----------------------------------------------------------------------------------------
+def _print_team(d: dict[str, Any]) -> None:
+    colour = {"ready": "green", "behind": "yellow", "degraded": "yellow"}.get(d.get("state", ""), "red")
+    out.print(f"[{colour}]{d.get('state', 'initialised')}[/{colour}]  writer={d.get('writer_id')}  "
+              f"snapshot={d.get('snapshot_id')}  built={d.get('built_snapshot_id')}  "
+              f"unpushed={d.get('unpushed_units', '-')}", highlight=False)
+    for w in d.get("writers", []):
+        out.print(f"  {w['writer_id']:<24} last commit {w['last_commit_at']} (snapshot {w['last_snapshot_id']}, "
+                  f"{w['units']} units, {w['lag_s']} s ago)", markup=False, highlight=False)
+    for e in d.get("errors", []):
+        out.print(f"[red]{e['code']}[/red] " + escape(str(e["message"])))
+
+
+@team_app.command("init")
+def team_init(
+    ctx: typer.Context,
+    catalog: Annotated[str, typer.Option(help="libpq DSN of the PostgreSQL catalog, without a password.")],
+    data_path: Annotated[str, typer.Option(help="Shared folder (or s3:// URL) of the lake's data files.")],
+    writer_id: Annotated[str | None, typer.Option(help="Who this machine's data comes from (default user@host).")] = (
+        None),
+    as_json: JsonOpt = False,
+) -> None:
+    """Create the team catalog's tables (idempotent) and switch this home to lake.backend=ducklake."""
+    with _errors(as_json):
+        _emit(as_json, _wh(ctx).team_init(catalog, data_path, writer_id), _print_team)
+
+
+@team_app.command("push")
+def team_push(ctx: typer.Context, as_json: JsonOpt = False) -> None:
+    """Extract what changed and commit it to the team lake, one transaction per unit batch (no build)."""
+    with _errors(as_json):
+        with _progress(not as_json) as tick:
+            doc = _wh(ctx).team_push(progress=tick)
+        _emit(as_json, doc, lambda d: (_print_extract(d), out.print(_text(d.get("push")), markup=False)))
+
+
+@team_app.command("status")
+def team_status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
+    """Writers, their last commit, snapshot ids and this machine's lag; `degraded` when the catalog is away."""
+    with _errors(as_json):
+        _emit(as_json, _wh(ctx).team_status(), _print_team)
 
 
 # -- status / sources ---------------------------------------------------------------------------
@@ -991,13 +1038,20 @@ def bench(
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for bench-<scale>-<index_rev>.json.")] = Path(
         "reports"),
     work: Annotated[Path | None, typer.Option(help="Folder for generated data and homes (default: temp).")] = None,
+    team: Annotated[bool, typer.Option("--team", help="Also the team lake: push and build-from-snapshot.")] = False,
+    catalog: Annotated[str | None, typer.Option(help="--team: DSN of a scratch PostgreSQL database "
+                                                     "(default $AKW_LAKE__CATALOG).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Cold/no-op/one-change build times, search latency per mode, peak RSS, size, SQLite FTS5 baseline."""
     from warehouse.bench.render import print_bench
 
     with _errors(as_json):
-        report = Warehouse.bench(scale, out_dir, work, log=_log(as_json))
+        dsn = (catalog or os.environ.get("AKW_LAKE__CATALOG")) if team else None
+        if team and not dsn:
+            raise KnowledgeError(Code.INVALID_REQUEST, "--team needs --catalog DSN (a scratch database)",
+                                 field="catalog")
+        report = Warehouse.bench(scale, out_dir, work, log=_log(as_json), team_catalog=dsn)
         _emit(as_json, report, lambda d: print_bench(out, d))
 
 

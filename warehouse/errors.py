@@ -37,6 +37,7 @@ class Code(StrEnum):
     NO_PRINCIPAL = "KNOWLEDGE_NO_PRINCIPAL"  # access.enabled and no principal configured: every read refused
     ACCESS_DENIED = "KNOWLEDGE_ACCESS_DENIED"  # an operation not offered under access control (akw sql)
     ACCESS_TRIMMED = "KNOWLEDGE_ACCESS_TRIMMED"  # a warning: items not shown, access unconfirmed at the source
+    CATALOG_UNAVAILABLE = "KNOWLEDGE_CATALOG_UNAVAILABLE"  # the shared DuckLake catalog cannot be reached (ADR 0013)
     INTERNAL = "KNOWLEDGE_INTERNAL"
 
 

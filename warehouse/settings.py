@@ -156,6 +156,32 @@ class Query(_Strict):
     spill_limit: str = Field(default="2GB", pattern=r"^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$")
 
 
+_PASSWORD_IN_DSN = re.compile(r"(?i)(\bpassword\s*=|://[^/@\s]*:[^/@\s]*@)")
+
+
+class LakeSettings(_Strict):
+    """Where bronze units live: `local` (the Parquet lake under AKW_HOME) or a shared `ducklake` (ADR 0013).
+
+    `catalog` is a libpq DSN of the PostgreSQL catalog *without* a password: the password comes from
+    PGPASSWORD or a pgpass-style file (`passfile`, else PGPASSFILE / ~/.pgpass), so it is never in the config.
+    """
+
+    backend: Literal["local", "ducklake"] = "local"
+    catalog: str | None = None
+    data_path: str | None = None
+    writer_id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
+    passfile: str | None = None
+    batch_units: int = Field(default=50, ge=1, le=10_000)
+    connect_timeout_s: int = Field(default=5, ge=1, le=600)
+
+    @field_validator("catalog")
+    @classmethod
+    def _no_password(cls, v: str | None) -> str | None:
+        if v is not None and _PASSWORD_IN_DSN.search(v):
+            raise ValueError("the catalog DSN must not carry a password (use PGPASSWORD or a pgpass file)")
+        return v
+
+
 class Settings(_Strict):
     enabled: bool = True
     sources: Sources = Field(default_factory=Sources)
@@ -170,6 +196,7 @@ class Settings(_Strict):
     reports: Reports = Field(default_factory=Reports)
     query: Query = Field(default_factory=Query)
     access: Access = Field(default_factory=Access)
+    lake: LakeSettings = Field(default_factory=LakeSettings)
 
     # -- loading / saving -------------------------------------------------------
     @classmethod

@@ -71,8 +71,13 @@ def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dic
     elif stale:
         hours = settings.schedule.stale_after_hours
         state, reason, fix = "stale", f"the last successful run is older than {hours} h", "run `akw reindex`"
+    team = _team(paths, settings)
+    if team is not None and team["degraded"] and state == "ready":
+        # the team catalog is away: local work goes on, the next push catches up
+        state, reason, fix = "degraded", "the team catalog could not be reached at the last push", \
+            "check the network / pgpass (docs/team.md); the next run pushes"
     nxt = next_run(settings.schedule, now) if settings.enabled else None
-    return {
+    doc = {
         "enabled": settings.enabled,
         "state": state,
         "reason": reason,
@@ -102,6 +107,9 @@ def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dic
             for name, s in sorted(per_source.items()) if s["error"]
         ],
     }
+    if team is not None:  # only with lake.backend=ducklake: the local status document is unchanged
+        doc["team"] = team
+    return doc
 
 
 def _missing(vanished: list[Any]) -> tuple[str, str]:
@@ -151,6 +159,17 @@ def _notes(in_progress: dict[str, Any] | None) -> list[dict[str, str]]:
                         "interrupted before it finished; the published generation (if any) is unchanged and "
                         "still serves, counts describe it",
              "fix": "run `akw reindex` to finish the work"}]
+
+
+def _team(paths: Paths, settings: Settings) -> dict[str, Any] | None:
+    """The team lake as this machine last saw it (its last push), without touching the network."""
+    if settings.lake.backend != "ducklake":
+        return None
+    from warehouse.team.local import read_push
+
+    last = read_push(paths).get("last_attempt") or {}
+    return {"writer_id": settings.lake.writer_id, "degraded": bool(last) and not last.get("ok"),
+            "last_push_at": last.get("at"), "snapshot_id": last.get("snapshot_id"), "error": last.get("error")}
 
 
 def _semantic(settings: Settings, build: dict[str, Any]) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 `python -m warehouse.bench.child '<json params>'` runs one phase and prints one JSON document.
 Phases: `reindex` (timed runs, optionally appending one event to a session file before each),
 `search` (warm latency per mode), `search_access` (auto with access control off and on), `baseline`
-(our lexical lanes vs SQLite FTS5 on the same texts).
+(our lexical lanes vs SQLite FTS5 on the same texts), `team_push` / `team_build` (the team lake,
+`akw bench --team`).
 """
 
 from __future__ import annotations
@@ -129,9 +130,30 @@ def phase_baseline(p: dict[str, Any]) -> dict[str, Any]:
                         Path(p["sqlite"]), p["queries"], k=p.get("k", 10))
 
 
+def phase_team_push(p: dict[str, Any]) -> dict[str, Any]:
+    """Team lake: extract a home and push every unit to the shared DuckLake (fresh writer, fresh catalog)."""
+    wh = _open(p)
+    wh.team_init(p["catalog"], p["data_path"], p["writer_id"])
+    t0 = time.perf_counter()
+    doc = wh.team_push()
+    return {"seconds": round(time.perf_counter() - t0, 3), "extract_s": doc["duration_s"], "push": doc["push"]}
+
+
+def phase_team_build(p: dict[str, Any]) -> dict[str, Any]:
+    """Team lake: a machine with no sources of its own builds a generation from the catalog's latest snapshot."""
+    wh = _open(p)
+    wh.team_init(p["catalog"], p["data_path"], p["writer_id"])
+    t0 = time.perf_counter()
+    rec = wh.reindex()
+    build = rec.get("build") or {}
+    return {"seconds": round(time.perf_counter() - t0, 3), "outcome": rec["outcome"], "index_rev": rec["index_rev"],
+            "snapshot_id": (rec.get("team") or {}).get("snapshot_id"), "build_s": build.get("build_s"),
+            "docs": (build.get("lexical") or {}).get("docs")}
+
+
 PHASES = {"reindex": phase_reindex, "search": phase_search, "search_filtered": phase_search_filtered,
           "search_access": phase_search_access,
-          "baseline": phase_baseline}
+          "baseline": phase_baseline, "team_push": phase_team_push, "team_build": phase_team_build}
 
 
 def main(argv: list[str] | None = None) -> int:

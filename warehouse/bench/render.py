@@ -67,6 +67,14 @@ def print_bench(console: Console, r: dict[str, Any]) -> None:
     z = r["size"]
     console.print(f"size: generation {_mb(z['generation_bytes'])}, lake {_mb(z['lake_bytes'])}, home "
                   f"{_mb(z['home_bytes'])}; FTS5 db {_mb(f['fts5_db_bytes'])}")
+    t = r.get("team")
+    if t:
+        pu, bd = t["push"], t["build_from_snapshot"]
+        console.print(f"team lake: push {pu['units_pushed']} units in {pu['duration_s']} s "
+                      f"({pu['units_per_s']} units/s, {pu['mb_per_s']} MB/s, {pu['commits']} commits); "
+                      f"build from snapshot {bd['snapshot_id']} {bd['seconds']} s vs local cold build "
+                      f"{t['local_cold_build_s']} s; data path {_mb(t['data_path_bytes'])}",
+                      markup=False, highlight=False)
     if r.get("report_file"):
         console.print(f"report: {r['report_file']} ({r['duration_s']} s)")
 

@@ -130,8 +130,39 @@ def _semantic_phases(base: dict[str, Any], copy: Path, queries: list[str], build
             "index_rev": gen.index_rev if gen else None}
 
 
+def _team_phases(base: dict[str, Any], copy: Path, catalog: str, local_cold_s: float,
+                 say: Callable[[str], None]) -> dict[str, Any]:
+    """`--team`: push the same home to a DuckLake catalog, then build from its snapshot on a source-less home."""
+    data_path = copy / "team-data"
+    shutil.rmtree(data_path, ignore_errors=True)
+    empty = copy / "team-empty"
+    for d in ("dsh", "autoclaw"):
+        (empty / d).mkdir(parents=True, exist_ok=True)
+    say("team: extract + push to the DuckLake catalog …")
+    writer = copy / "akw-team-writer"
+    shutil.rmtree(writer, ignore_errors=True)
+    push = spawn({**base, "phase": "team_push", "home": str(writer), "catalog": catalog,
+                  "data_path": str(data_path), "writer_id": "bench-writer"})
+    say("team: build from the catalog snapshot on a machine without sources …")
+    reader = copy / "akw-team-reader"
+    shutil.rmtree(reader, ignore_errors=True)
+    build = spawn({"dsh": str(empty / "dsh"), "autoclaw": str(empty / "autoclaw"), "phase": "team_build",
+                   "home": str(reader), "catalog": catalog, "data_path": str(data_path), "writer_id": "bench-reader"})
+    pushed = push["push"]
+    secs = max(pushed.get("duration_s") or 0.0, 1e-6)
+    return {
+        "push": {**pushed, "units_per_s": round(pushed.get("units_pushed", 0) / secs, 1),
+                 "mb_per_s": round(pushed.get("bytes", 0) / 2**20 / secs, 2), "extract_s": push["extract_s"],
+                 "peak_rss_mb": push["peak_rss_mb"]},
+        "build_from_snapshot": {**build, "peak_rss_mb": build["peak_rss_mb"]},
+        "local_cold_build_s": local_cold_s,
+        "data_path_bytes": dir_bytes(data_path),
+    }
+
+
 def run_bench(scale: Scale, work: Path, out_dir: Path | None = Path("reports"),
-              log: Callable[[str], None] | None = None) -> dict[str, Any]:
+              log: Callable[[str], None] | None = None, team_catalog: str | None = None) -> dict[str, Any]:
+    """`team_catalog`: a libpq DSN of a scratch PostgreSQL database; adds the team lake beside the local numbers."""
     say = log or (lambda _m: None)
     t_all = time.perf_counter()
     facts = machine()
@@ -202,6 +233,8 @@ def run_bench(scale: Scale, work: Path, out_dir: Path | None = Path("reports"),
                  "lake_bytes": dir_bytes(home / "lake"), "home_bytes": dir_bytes(home),
                  "source_dsh_bytes": dir_bytes(src / "dsh")},
     }
+    if team_catalog:
+        report["team"] = _team_phases(base, copy, team_catalog, report["build"]["cold"]["median_s"], say)
     report["machine"]["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     report["duration_s"] = round(time.perf_counter() - t_all, 1)
     if out_dir is not None:

@@ -33,3 +33,19 @@ def compute(state_dir: Path, settings: Settings, assignments: str | None = None)
         payload["assignments"] = assignments
     digest = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
     return f"ak-{digest[:16]}"
+
+
+def compute_team(lake_id: str, snapshot_id: int, settings: Settings, assignments: str | None = None) -> str:
+    """The rev of a build from a team-lake snapshot: the snapshot names every writer's units, so it replaces
+    the local unit list; the same snapshot of the same lake gives the same rev on any machine."""
+    payload: dict[str, Any] = {
+        "team_lake": lake_id,
+        "snapshot": snapshot_id,
+        "sql": index_hash(),
+        "settings": settings.index_affecting(),
+        "version": __version__,
+    }
+    if assignments is not None:
+        payload["assignments"] = assignments
+    digest = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
+    return f"ak-{digest[:16]}"

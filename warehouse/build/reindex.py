@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from warehouse import generation, outbox
-from warehouse.build import index_rev
-from warehouse.build.source_state import write_source_state
+from warehouse.build import team_source
+from warehouse.build.source_state import ensure_source_state_schema, ensure_writer_scope_schema, write_source_state
 from warehouse.build.spawn import run_build_child
 from warehouse.build.vector_job import semantic_job
 from warehouse.errors import Code, KnowledgeError
@@ -34,7 +34,8 @@ MODES = ("incremental", "full", "verify")
 
 
 def reindex(paths: Paths, settings: Settings, mode: str = "incremental", progress: Progress | None = None,
-            wait_s: float = 0.0) -> dict[str, Any]:
+            wait_s: float = 0.0, snapshot: int | None = None) -> dict[str, Any]:
+    """`snapshot` (team backend): rebuild from that catalog snapshot (time travel), extracting nothing."""
     if mode not in MODES:
         raise KnowledgeError(Code.INVALID_REQUEST, f"mode: unknown value {mode!r}", field="mode")
     if not settings.enabled:
@@ -43,10 +44,11 @@ def reindex(paths: Paths, settings: Settings, mode: str = "incremental", progres
         return verify(paths, settings)
     paths.ensure()
     with generation.writer_lock(paths.home, wait_s=wait_s):
-        return run_locked(paths, settings, mode, progress)
+        return run_locked(paths, settings, mode, progress, snapshot)
 
 
-def run_locked(paths: Paths, settings: Settings, mode: str, progress: Progress | None = None) -> dict[str, Any]:
+def run_locked(paths: Paths, settings: Settings, mode: str, progress: Progress | None = None,
+               snapshot: int | None = None) -> dict[str, Any]:
     """One incremental or full run; the caller holds the writer lock (`akw forget` rebuilds under its own)."""
     generation.discard_stale_builds(paths.generations)  # a killed build's file, even if this run is a no-op
     t0 = time.perf_counter()
@@ -55,23 +57,28 @@ def run_locked(paths: Paths, settings: Settings, mode: str, progress: Progress |
     run_id = f"run-{started_at}-{os.getpid()}-{len(read_runs(paths)) + 1:06d}"
     mark_started(paths, {"run_id": run_id, "mode": mode, "started_at": started_at})
     try:
-        return _run(paths, settings, mode, progress, run_id, started_at, t0)
+        return _run(paths, settings, mode, progress, run_id, started_at, t0, snapshot)
     finally:
         mark_finished(paths)  # a killed run leaves the marker: status says it was interrupted
 
 
 def _run(paths: Paths, settings: Settings, mode: str, progress: Progress | None, run_id: str, started_at: str,
-         t0: float) -> dict[str, Any]:
-    if mode == "full":  # forget only what can be read again now: a missing root keeps its last good data
+         t0: float, snapshot: int | None) -> dict[str, Any]:
+    if mode == "full" and snapshot is None:
+        # forget only what can be read again now: a missing root keeps its last good data; a snapshot
+        # rebuild keeps this machine's lake and cursors
         _forget_everything(paths, forgettable(root_states(paths, settings)))
-    extract = run_extract(paths, settings, progress=progress)
-    rev = index_rev.compute(paths.state_dir, settings, outbox.digest(paths))
+    extract = run_extract(paths, settings, progress=progress) if snapshot is None else _no_extract()
+    choice = team_source.choose(paths, settings, outbox.digest(paths), snapshot, extract.get("push"))
+    rev = choice.rev
     published = generation.current(paths.generations)
     record: dict[str, Any] = {
         "run_id": run_id, "mode": mode, "started_at": started_at,
         "index_rev": rev, "extract": extract, "errors": [e for s in extract["sources"] for e in s["errors"]],
     }
-    if not extract["readable"]:  # every source absent, off or missing: nothing to build from
+    if choice.team:
+        record["team"] = choice.team
+    if snapshot is None and not extract["readable"]:  # every source absent, off or missing: nothing to build from
         unreadable = [s for s in extract["sources"] if s["root"] != "off"]
         err = KnowledgeError(Code.SOURCE_UNAVAILABLE, "no source could be read ("
                              + "; ".join(f"{s['source']}: {s['root']}" for s in unreadable)
@@ -87,7 +94,7 @@ def _run(paths: Paths, settings: Settings, mode: str, progress: Progress | None,
         return {**record, "generation": published.path.name}
     build_path = generation.new_build_path(paths.generations, rev)
     try:
-        stats = _build(paths, settings, build_path, record, progress)
+        stats = _build(paths, settings, build_path, record, progress, choice)
         gen = generation.publish(paths.generations, build_path, rev, utc_now_iso())
     except BaseException as e:
         build_path.unlink(missing_ok=True)
@@ -113,16 +120,24 @@ def _forget_everything(paths: Paths, sources: list[str]) -> None:
     paths.ensure()
 
 
+def _no_extract() -> dict[str, Any]:
+    return {"finished_at": utc_now_iso(), "duration_s": 0.0, "files_written": 0, "sources": [], "skipped": True}
+
+
 def _build(paths: Paths, settings: Settings, build_path: Path, record: dict[str, Any],
-           progress: Progress | None) -> dict[str, Any]:
+           progress: Progress | None, choice: team_source.LakeChoice) -> dict[str, Any]:
     """Prepare the lake, then build the generation file in a child process (see build.child)."""
-    ensure_lake_schemas(Lake(paths.lake, redact=settings.redact_secrets))
-    write_source_state(paths)
+    ensure_lake_schemas(Lake(choice.root, redact=settings.redact_secrets))
+    ensure_writer_scope_schema(Lake(choice.root))
+    if choice.local:
+        write_source_state(paths)
+    else:
+        ensure_source_state_schema(Lake(choice.root))
     runs = [json.dumps(r, sort_keys=True) for r in [*read_runs(paths), {**record, "outcome": "building"}]]
     # an incremental build reuses the published generation's tokenized texts (read-only); a full
     # build trusts nothing from before and tokenizes everything
     published = generation.current(paths.generations) if record["mode"] == "incremental" else None
-    job = {"build_path": str(build_path), "lake": str(paths.lake), "runs": runs, "index_rev": record["index_rev"],
+    job = {"build_path": str(build_path), "lake": str(choice.root), "runs": runs, "index_rev": record["index_rev"],
            "assignments": outbox.assignment_rows(paths),
            "memory_limit": settings.index.memory_limit, "threads": settings.index.threads,
            "previous": str(published.path) if published else None,

@@ -24,5 +24,18 @@ def write_source_state(paths: Paths) -> None:
     } for u in load_all_units(paths.state_dir)]
     schema = {k: pl.String for k in _COLUMNS}
     lake = Lake(paths.lake)
-    lake.ensure_table("meta", "source_state", schema)
+    ensure_source_state_schema(lake)
     lake.write_unit("meta", "source_state", "all", pl.DataFrame(rows, schema=schema))
+
+
+def ensure_source_state_schema(lake: Lake) -> None:
+    """`meta/source_state` exists with its columns (a team snapshot brings the rows of every writer)."""
+    lake.ensure_table("meta", "source_state", {k: pl.String for k in _COLUMNS})
+
+
+WRITER_SCOPE = {"writer_id": pl.String, "kind": pl.String, "id": pl.String}
+
+
+def ensure_writer_scope_schema(lake: Lake) -> None:
+    """`meta/writer_scope` (→ `ak_writer_scope`) exists; only a team snapshot brings rows (ADR 0013)."""
+    lake.ensure_table("meta", "writer_scope", WRITER_SCOPE)

@@ -70,7 +70,7 @@ def run_extract(paths: Paths, settings: Settings, sources: list[str] | None = No
             err.setdefault("source", name)
         store.save()
         reports.append(rep)
-    return {
+    doc: dict[str, Any] = {
         "finished_at": utc_now_iso(),
         "duration_s": round(time.perf_counter() - started, 3),
         "files_written": lake.files_written,
@@ -79,6 +79,12 @@ def run_extract(paths: Paths, settings: Settings, sources: list[str] | None = No
         "retention": {"days": settings.retention_days, "cutoff_ms": cutoff,
                       "dropped": sum(r.units_expired for r in reports)},
     }
+    if settings.lake.backend == "ducklake":  # the redacted units leave the machine only here (ADR 0013)
+        from warehouse.team.sync import push_or_degrade
+
+        ensure_lake_schemas(lake)
+        doc["push"] = push_or_degrade(paths, settings, doc["finished_at"])
+    return doc
 
 
 def retention_cutoff_ms(settings: Settings) -> int:
