@@ -416,7 +416,14 @@ class Warehouse:
         from warehouse.lifecycle.forget import forget
 
         self._require_enabled()
-        return forget(self.paths, self.settings, kind, id, confirm=confirm)
+        team = None
+        if self.settings.lake.backend == "ducklake" and kind == "session":
+            # the shared lake first: the local rebuild reads a catalog snapshot, which must not hold it
+            from warehouse.team.forget import forget_session
+
+            team = forget_session(self.settings.lake, id, confirm=confirm)
+        doc = forget(self.paths, self.settings, kind, id, confirm=confirm)
+        return {**doc, "team": team} if team is not None else doc
 
     def delete_index(self, confirm: bool = False) -> dict[str, Any]:
         """Delete the derived index (generations, lake, state); works enabled or disabled."""
