@@ -256,6 +256,27 @@ def test_forget_session_leaves_no_bytes_in_data_files_or_catalog(tmp_path: Path,
     assert gone["errors"][0]["code"] == "KNOWLEDGE_NOT_FOUND"
 
 
+def test_akw_forget_session_removes_it_from_the_shared_lake_too(tmp_path: Path, homes: dict[str, Path],
+                                                               team_catalog: dict[str, str]) -> None:
+    """`akw forget session ID --yes` on a ducklake home: the catalog loses it first, then the local
+    rebuild (which reads a catalog snapshot) proves no residue under AKW_HOME."""
+    home, fx = tmp_path / "w", homes["alice"]
+    pgpass = {"PGPASSFILE": team_catalog["passfile"]}
+    _init(home, fx, team_catalog, "alice")
+    akw(home, fx, "reindex", **pgpass)
+    roots = akw(home, fx, "sql", "SELECT min(session_id) FROM stg_dsh_sessions WHERE actor_kind = 'root_session'",
+                **pgpass)
+    target = roots["rows"][0][0]
+    data = Path(team_catalog["data_path"])
+    assert raw_hits(data, target)
+    doc = akw(home, fx, "forget", "session", target, "--yes", **pgpass)
+    assert doc["team"]["confirmed"] and doc["team"]["rows"]["dsh__sessions"] >= 1 and doc["residue"] == []
+    assert raw_hits(data, target) == []
+    with catalog.lake(_cfg(team_catalog, "alice")) as con:
+        left = {r[0] for r in con.execute("SELECT session_id FROM team_lake.dsh__sessions").fetchall()}
+    assert target not in left and left
+
+
 def raw_hits_other(lake: Path, sid: str) -> bool:
     """Whether other sessions' rows mention `sid` (a child's team list, say): forgetting `sid` keeps those."""
     for f in sorted(lake.glob("*/*/*.parquet")):
