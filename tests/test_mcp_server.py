@@ -321,7 +321,7 @@ def test_forget_needs_confirmation(wh: Warehouse, tmp_path: Path) -> None:
     assert session in {i["session_id"] for i in w.search_text("restore MySQL root access")["lanes"]["episodes"]
                        ["items"]}  # a dry run removes nothing
     done = call(w, "knowledge_forget", {"kind": "session", "id": session, "confirm": True})
-    assert not done.is_error
+    assert not done.is_error, json.dumps(done.structured_content)[-1500:]
     w2 = Warehouse(w.paths)  # a fresh handle: nothing cached from before the forget
     assert session not in {i["session_id"] for i in w2.search_text("restore MySQL root access")["lanes"]["episodes"]
                            ["items"]}

@@ -39,12 +39,14 @@ class Target:
     values: dict[str, list[str]] = field(default_factory=dict)  # tombstone kind -> ids
     doc_keys: list[str] = field(default_factory=list)
     episodes: list[str] = field(default_factory=list)
+    actors: list[str] = field(default_factory=list)  # owners of its episodes, session-bound actors
     doc_kinds: dict[str, int] = field(default_factory=dict)
     needles: dict[str, str] = field(default_factory=dict)  # label -> id or unique fragment
     counts: dict[str, Any] = field(default_factory=dict)
 
     def item_ids(self) -> set[str]:
-        return {self.id, *self.doc_keys, *self.episodes, *(v for vs in self.values.values() for v in vs)} - {"all"}
+        return {self.id, *self.doc_keys, *self.episodes, *self.actors,
+                *(v for vs in self.values.values() for v in vs)} - {"all"}
 
 
 def resolve(paths: Paths, kind: str, ident: str) -> Target:
@@ -65,6 +67,7 @@ def resolve(paths: Paths, kind: str, ident: str) -> Target:
         docs = con.execute(query_sql("forget_docs"), lists).fetchall()
         t.doc_keys = [d[0] for d in docs]
         t.episodes = [r[0] for r in con.execute(query_sql("forget_episodes"), lists[:2]).fetchall()]
+        t.actors = [r[0] for r in con.execute(query_sql("forget_actors"), lists[:2]).fetchall()]
         for d in docs:
             t.doc_kinds[d[1]] = t.doc_kinds.get(d[1], 0) + 1
         t.needles = _needles(con, t, docs)
