@@ -11,6 +11,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
+from small_home import build_small_home
 
 from warehouse.api import Warehouse
 from warehouse.settings import Settings
@@ -18,11 +19,7 @@ from warehouse.settings import Settings
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("exclude")
-    Warehouse.generate_fixtures(out / "src", sessions=6, seed=3)
-    wh = Warehouse.open(out / "src" / "dsh", out / "src" / "autoclaw", out / "akw")
-    wh.reindex()
-    return {"wh": wh, "src": out / "src"}
+    return build_small_home(tmp_path_factory, "exclude")
 
 
 def copy(base: dict[str, Any], tmp_path: Path, settings: Settings | None = None) -> Warehouse:

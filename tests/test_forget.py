@@ -18,6 +18,7 @@ from typing import Any
 import duckdb
 import pyarrow.parquet as pq
 import pytest
+from small_home import build_small_home
 
 from warehouse.api import Warehouse
 from warehouse.lifecycle.hooks import FORGET_HOOKS, register_forget_hook
@@ -57,11 +58,7 @@ def leftovers(home: Path, needles: list[str]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("forget")
-    Warehouse.generate_fixtures(out / "src", sessions=6, seed=3)
-    wh = Warehouse.open(out / "src" / "dsh", out / "src" / "autoclaw", out / "akw")
-    wh.reindex()
-    return {"wh": wh, "src": out / "src"}
+    return build_small_home(tmp_path_factory, "forget")
 
 
 @pytest.fixture

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from small_home import build_small_home
 
-from warehouse.api import DEMO_DISPATCH, Warehouse
+from warehouse.api import DEMO_DISPATCH
 
 AKW = Path(sys.executable).with_name("akw")
 
@@ -33,11 +34,7 @@ def hit_ids(doc: dict[str, Any]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("onoff")
-    Warehouse.generate_fixtures(out / "src", sessions=6, seed=3)
-    wh = Warehouse.open(out / "src" / "dsh", out / "src" / "autoclaw", out / "akw")
-    wh.reindex()
-    return {"wh": wh, "src": out / "src"}
+    return build_small_home(tmp_path_factory, "onoff")
 
 
 @pytest.fixture

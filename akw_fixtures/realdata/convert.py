@@ -106,11 +106,13 @@ def _session(t: dict[str, Any], n: int, ws: dict[str, Any], cctx: Any) -> tuple[
 
 
 def convert(out: Path, src: Path = TRAJECTORIES) -> dict[str, Any]:
-    """Write `out/dsh` and `out/manifest.json` from the trajectories in `src`; returns the manifest."""
+    """Write `out/dsh`, an empty `out/autoclaw` (an AutoClaw root with no accounts: these agents never
+    ran there) and `out/manifest.json` from the trajectories in `src`; returns the manifest."""
     out = Path(out).absolute()
     trajs = load(src)
     dsh = out / "dsh"
     shutil.rmtree(dsh, ignore_errors=True)
+    (out / "autoclaw").mkdir(parents=True, exist_ok=True)
     cctx = compressor()
     spaces: dict[str, dict[str, Any]] = {}
     for t in trajs:
@@ -162,6 +164,7 @@ def ensure_converted(out: Path, src: Path = TRAJECTORIES) -> dict[str, Any]:
     if mf.exists():
         manifest = json.loads(mf.read_text(encoding="utf-8"))
         if manifest.get("fingerprint") == fingerprint(load(src)):
+            (out / "autoclaw").mkdir(exist_ok=True)  # made by an older convert: the empty root was not written
             return manifest
     for home in sorted(out.glob("akw-*")):
         shutil.rmtree(home, ignore_errors=True)
