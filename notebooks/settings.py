@@ -45,7 +45,7 @@ def _(lang_pick):
                 "reindex": "Переиндексировать", "full": "Полная пересборка", "verify": "Проверить",
                 "clear": "Очистить индекс", "privacy": "Приватность", "retention": "Хранить дней",
                 "excl": "Исключить workspaces (через запятую)", "forget": "Забыть", "delete": "Удалить всё",
-                "confirm": "Подтверждаю необратимое действие", "absent": "нет в этой сборке", "kind": "Что",
+                "confirm": "Подтверждаю необратимое действие", "kind": "Что",
                 "id": "Идентификатор", "preview": "Показать, что будет удалено"},
          "en": {"title": "Settings & status", "enabled": "agent-knowledge on", "last": "Last run",
                 "next": "Next run", "schedule": "Schedule", "times": "Run times (HH:MM, comma-separated)",
@@ -54,7 +54,7 @@ def _(lang_pick):
                 "full": "Full rebuild", "verify": "Verify", "clear": "Clear index", "privacy": "Privacy",
                 "retention": "Retention days", "excl": "Exclude workspaces (comma-separated)", "forget": "Forget",
                 "delete": "Delete everything", "confirm": "I confirm an irreversible action",
-                "absent": "not in this build", "kind": "What", "id": "Id",
+                "kind": "What", "id": "Id",
                 "preview": "Show what would be removed"}}[lang]
     return L, lang
 
@@ -79,12 +79,7 @@ def _(L, get_tick, lang, mo, ui, wh):
 @app.cell
 def _(L, mo, s, set_tick, wh):
     def _toggle(on):
-        if on and hasattr(wh, "enable"):
-            wh.enable()
-        elif not on and hasattr(wh, "disable"):
-            wh.disable()
-        else:
-            wh.config_set([f"enabled={'true' if on else 'false'}"])
+        wh.enable() if on else wh.disable()
         set_tick(lambda n: n + 1)
 
     enabled = mo.ui.switch(value=s["enabled"], label=L["enabled"], on_change=_toggle)
@@ -117,8 +112,7 @@ def _(KnowledgeError, catch, json, mo, save_schedule, set_tick, stale, times, tz
             _out = mo.callout("✓", kind="success")
         except KnowledgeError as _e:
             _out = mo.callout(f"{_e.code}: {_e.message}", kind="danger")
-    if hasattr(wh, "schedule_show"):
-        _out = mo.vstack([_out, mo.json(wh.schedule_show())])
+    _out = mo.vstack([_out, mo.json(wh.schedule_show())])
     _out
     return
 
@@ -145,7 +139,7 @@ def _(L, mo, wh):
     act_reindex = mo.ui.run_button(label=L["reindex"])
     act_full = mo.ui.run_button(label=L["full"])
     act_verify = mo.ui.run_button(label=L["verify"])
-    act_clear = mo.ui.run_button(label=L["clear"], disabled=not hasattr(wh, "delete_index"))
+    act_clear = mo.ui.run_button(label=L["clear"])
     clear_ok = mo.ui.checkbox(label=L["confirm"])
     mo.vstack([mo.md(f"### {L['actions']}"), mo.hstack([act_reindex, act_full, act_verify, act_clear, clear_ok],
                                                         justify="start")])
@@ -160,7 +154,7 @@ def _(KnowledgeError, act_clear, act_full, act_reindex, act_verify, clear_ok, mo
         if _mode:
             with mo.status.spinner(title=f"reindex {_mode} …") as _sp:
                 _doc = wh.reindex(mode=_mode, progress=lambda d, a, t: _sp.update(subtitle=f"{d}: +{a}"))
-        elif act_clear.value and clear_ok.value and hasattr(wh, "delete_index"):
+        elif act_clear.value and clear_ok.value:
             _doc = wh.delete_index(confirm=True)
     except KnowledgeError as _e:
         _doc = {"code": _e.code, "message": _e.message}
@@ -177,14 +171,13 @@ def _(L, lang, mo, s, ui, wh):
     save_privacy = mo.ui.run_button(label=L["save"])
     forget_kind = mo.ui.dropdown(options=["session", "actor", "skill", "workspace"], value="session", label=L["kind"])
     forget_id = mo.ui.text(label=L["id"])
-    forget_preview = mo.ui.run_button(label=L["preview"], disabled=not hasattr(wh, "forget"))
+    forget_preview = mo.ui.run_button(label=L["preview"])
     forget_ok = mo.ui.checkbox(label=L["confirm"])
-    forget_btn = mo.ui.run_button(label=L["forget"], disabled=not hasattr(wh, "forget"))
-    delete_btn = mo.ui.run_button(label=L["delete"], disabled=not hasattr(wh, "delete_index"))
-    _absent = "" if hasattr(wh, "forget") else f" ({L['absent']})"
+    forget_btn = mo.ui.run_button(label=L["forget"])
+    delete_btn = mo.ui.run_button(label=L["delete"])
     mo.vstack([mo.md(f"### {L['privacy']}\n\n{ui.t('local_only', lang)}"),
                mo.hstack([retention, excl, save_privacy], justify="start"),
-               mo.md(f"**{L['forget']}**{_absent}"),
+               mo.md(f"**{L['forget']}**"),
                mo.hstack([forget_kind, forget_id, forget_preview, forget_ok, forget_btn, delete_btn], justify="start")])
     return delete_btn, excl, forget_btn, forget_id, forget_kind, forget_ok, forget_preview, retention, save_privacy
 
