@@ -43,6 +43,7 @@ MAX_UNKNOWN_SHARE = 0.5
 # sums to SKILL_EVIDENCE_CAP (fuse.sql)
 SKILL_EVIDENCE_BOOST = 0.5
 SKILL_EVIDENCE_CAP = 1.0
+WORD_CHECKED = 8  # candidates of the one-document gate whose words are checked (word_groups_in_one_doc)
 NOMINATED = 3  # actor profiles that may nominate their representative episode
 NOMINATION = 1.5  # the best profile's episode scores as the best episode hit times this: it comes first
 
@@ -118,7 +119,8 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
         return [], []
     # the "match at least 2 groups" gate holds for one document, not for an episode's events together
     min_groups = 2 if len(groups) >= 3 else 1
-    lexical_groups = min_groups if groups_in_one_doc(groups, hits) >= min_groups else len(groups) + 1
+    one_doc = word_groups_in_one_doc(sess, groups, hits, min_groups)
+    lexical_groups = min_groups if one_doc >= min_groups else len(groups) + 1
     sess.execute("DELETE FROM _hits; DELETE FROM _fused")
     fb = feedback or {}
     rows = literals.number_rows((LANES.index(h[0]), h[1], float(h[2]), sum(bit.get(t, 0) for t in h[3]),
@@ -164,6 +166,31 @@ def groups_in_one_doc(groups: list[list[str]], hits: list[Hit]) -> int:
             matched |= of_term.get(t, 0)
         best = max(best, matched.bit_count())
     return best
+
+
+def word_groups_in_one_doc(sess: duckdb.DuckDBPyConnection, groups: list[list[str]], hits: list[Hit],
+                           need: int) -> int:
+    """`groups_in_one_doc`, where a word of the query counts in a document only when that document
+    uses it as a word: a camelCase part (`ActiveSqlTransaction` -> "active") is not evidence that it
+    talks about "active" (issue 11: "who migrated the ldap directory to active directory" met the
+    alembic skill that names `psycopg.errors.ActiveSqlTransaction`). Checked only when the gate
+    would pass, on up to `WORD_CHECKED` of the best candidates, in one statement
+    (sql/queries/word_terms.sql): a query that names an identifier itself matches its parts."""
+    best = groups_in_one_doc(groups, hits)
+    if best < need or any(g[0].startswith("=") for g in groups):
+        return best
+    ranked = sorted((h for h in hits if groups_in_one_doc(groups, [h]) >= need), key=lambda h: -h[2])
+    checked = ranked[:WORD_CHECKED]
+    if len(ranked) > len(checked):
+        return best  # many documents meet the gate: a real topic, not one identifier's parts
+    ids = ",".join(sorted({str(int(h[1])) for h in checked}))
+    words = {int(d): set(t) for d, t in sess.execute(query_sql("word_terms").replace("{doc_ids}", ids)).fetchall()}
+    out = 0
+    for lane, doc_id, score, terms in checked:
+        if doc_id in words:
+            terms = [t for t in terms if t in words[doc_id] or t.startswith("=")]
+        out = max(out, groups_in_one_doc(groups, [(lane, doc_id, score, terms)]))
+    return out
 
 
 def unknown_share(groups: list[list[str]], df: Mapping[str, int]) -> float:
