@@ -1,6 +1,6 @@
 """Issue 16 at the surfaces: the `access` settings, fail closed without a principal, identity never
 from a request, `akw sql` refused under access control, and hostile input at every entry point
-(API and CLI; the MCP server's turn comes with it) — a literal or KNOWLEDGE_INVALID_REQUEST, never
+(API and CLI here; the MCP server in test_access_mcp.py) — a literal or KNOWLEDGE_INVALID_REQUEST, never
 another principal's data."""
 
 from __future__ import annotations
