@@ -16,7 +16,7 @@ from warehouse import db, embed
 from warehouse.api import Warehouse
 from warehouse.paths import Paths
 from warehouse.search import synonyms
-from warehouse.search.fusion import anchor_mask, groups_in_one_doc, unknown_share
+from warehouse.search.fusion import anchor_mask, groups_in_one_doc, names_a_known_thing, unknown_share
 from warehouse.settings import Settings
 from warehouse.tokenizer import install_tokenizer
 
@@ -212,3 +212,21 @@ def test_groups_in_one_doc() -> None:
     assert groups_in_one_doc(groups, scattered) == 1  # an episode's events together would match 3
     assert groups_in_one_doc(groups, [*scattered, ("skills", 4, 1.0, ["блокировк", "state"])]) == 2
     assert groups_in_one_doc(groups, [("episodes", 5, 0.0, [])]) == 0  # a vector-only hit matches no group
+
+
+def test_a_rare_known_name_outweighs_unknown_words() -> None:
+    """Most words unknown is an absent topic, unless a known name carries the best-answer floor (0.3) of
+    the query's weight; the name's parts are the name again and do not add to it."""
+    df = {"=warmup": 1, "warm": 2, "warmup": 3, "=iya.ru": 56, "iya": 94, "ru": 86}
+    unknown = [["буфер"], ["переполнен"], ["эксплуатирова"]]
+    rare = [["=warmup"], ["warm"], ["warmup"], *unknown]
+    assert names_a_known_thing(rare, [4.5, 4.2, 4.0, 2.8, 2.8, 2.8], df)
+    common = [["=iya.ru"], ["iya"], ["ru"], *unknown]
+    assert not names_a_known_thing(common, [3.4, 2.9, 3.0, 4.1, 4.1, 4.1], df)
+    assert not names_a_known_thing([["=mongo-7.internal"], ["mongo"], *unknown], [4.1] * 5, df)  # unknown name
+    assert not names_a_known_thing([["warm"], *unknown], [4.2, 2.8, 2.8, 2.8], df)  # a word, not a name
+
+
+def test_unknown_words_around_a_common_name_stay_empty(both: tuple[Warehouse, dict[str, Any]]) -> None:
+    """"exploited a buffer overflow on iya.ru": iya.ru is known but common; nobody did that."""
+    assert search(both[0], "эксплуатировал переполнение буфера на iya.ru")["found"] is False

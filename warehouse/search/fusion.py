@@ -14,6 +14,7 @@ so an actor found by what it is ranks by that match and has evidence the respons
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 
 import duckdb
@@ -115,7 +116,13 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     masks = [sum(bit.get(t, 0) for t in g) for g in groups]
     idf = [weight(g) for g in groups]
     anchor = anchor_mask(groups, masks, idf, df)
-    if unknown_share(groups, df) > MAX_UNKNOWN_SHARE:
+    # most of the query's words unknown: the topic is absent — unless the query names a thing the
+    # index knows (an identifier: `WarmUp`) that outweighs the unknown words: the query is then
+    # about that thing, its unknown words perhaps another language's ("кто эксплуатировал
+    # переполнение буфера … WarmUp" over English work). A common name does not outweigh them
+    # ("… переполнение буфера на iya.ru" stays empty; names_a_known_thing). The vector side's gates are calibrated
+    # behind this gate: it does not answer an absent topic either
+    if unknown_share(groups, df) > MAX_UNKNOWN_SHARE and not names_a_known_thing(groups, idf, df):
         return [], []
     # the "match at least 2 groups" gate holds for one document, not for an episode's events together
     min_groups = 2 if len(groups) >= 3 else 1
@@ -198,6 +205,26 @@ def unknown_share(groups: list[list[str]], df: Mapping[str, int]) -> float:
     that no indexed document contains."""
     words = [g for g in groups if not g[0].startswith("=")]
     return sum(not any(t in df for t in g) for g in words) / len(words) if words else 0.0
+
+
+def names_a_known_thing(groups: list[list[str]], idf: list[float], df: Mapping[str, int]) -> bool:
+    """The query names an identifier the index knows, and that name with the query's other known
+    words carries at least MIN_BEST_COVERAGE of the query's weight, the floor of a best answer.
+
+    An identifier's parts (`warm` of `WarmUp`, `176` of `176.99.5.35`) are groups of their own for
+    ranking; here they are the name again and do not count, so a long name does not outweigh the
+    unknown words by its many parts."""
+    names = [g[0][1:] for g in groups if g[0].startswith("=") and any(t in df for t in g)]
+    if not names:
+        return False
+    segments = {p for n in names for p in re.split(r"[._:/-]+", n) if p}
+
+    def part(g: list[str]) -> bool:
+        return not g[0].startswith("=") and any(seg.startswith(t) for t in g for seg in segments)
+
+    kept = [(any(t in df for t in g), w) for g, w in zip(groups, idf, strict=True) if not part(g)]
+    total = sum(w for _, w in kept)
+    return total > 0 and sum(w for known, w in kept if known) >= MIN_BEST_COVERAGE * total
 
 
 def anchor_mask(groups: list[list[str]], masks: list[int], idf: list[float], df: Mapping[str, int]) -> int:
