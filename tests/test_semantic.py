@@ -216,3 +216,27 @@ def test_a_vector_only_episode_is_an_episode_item(on: Warehouse) -> None:
         d = q(on, query)
         items = d["lanes"]["episodes"]["items"]
         assert all("session_id" in i and "name" not in i for i in items)
+
+
+def test_an_actor_profile_is_found_by_meaning(on: Warehouse, off: Warehouse) -> None:
+    """Actor profiles (name, description, instructions) are embedded units too: an English description
+    of the kind of agent finds the subagent whose profile says it in Russian ("Проверяет результат
+    админских изменений и пишет отчёт"), which the lexical side alone does not rank at all; its
+    evidence carries the profile's similarity."""
+    query = "a subagent that re-checks what an administrator changed and writes up its findings"
+    lexical = q(off, query)
+    assert not any(a["name"].startswith("verify-admin") for a in lexical["actors"])
+    d = q(on, query)
+    assert d["actors"] and d["actors"][0]["name"].startswith("verify-admin"), [a["name"] for a in d["actors"]]
+    evidence = {e["id"] for e in d["actors"][0]["evidence"]}
+    items = {i["id"]: i for i in d["lanes"]["episodes"]["items"]}
+    assert evidence <= set(items)  # KC-7
+    assert any(w.startswith("vec:") and float(w[4:]) >= 0.4 for e in evidence for w in items[e]["why"])
+
+
+def test_actor_profiles_are_embedded_but_never_items(on: Warehouse) -> None:
+    profiles = on.sql("SELECT count(*) FROM akw_vec WHERE lane_no = 3")["rows"][0][0]
+    docs = on.sql("SELECT count(*) FROM ak_document WHERE kind = 'actor'")["rows"][0][0]
+    assert profiles == docs > 0
+    d = q(on, "an agent that reviews database migrations")
+    assert all(not i["id"].startswith("actor") for lane in d["lanes"].values() for i in (lane or {}).get("items", []))

@@ -81,12 +81,12 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
     no_source = state["episodes"]["unavailable"] and state["code"]["unavailable"] and not skills_answer
     if no_source:
         hits = []
-    elif found and "hits" in state["episodes"] and _profiles_apply(req):
+    elif found and "hits" in state["episodes"] and profiles_apply(req):
         hits += _actor_hits(cur, req, found, lane_info.get(ACTOR_LANE, {}), watchdog, ws, allow)
     return LaneRun(state, traces, hits, no_source)
 
 
-def _profiles_apply(req: SearchRequest) -> bool:
+def profiles_apply(req: SearchRequest) -> bool:
     """Actor profiles answer a query that names a kind of actor ("an agent that reviews database
     migrations", routing.names_a_role), not one about work done ("who moved iya.ru": the episodes
     that did it answer), and only where their evidence honours the filters: a workspace or actor

@@ -33,7 +33,7 @@ from warehouse.search.budget import apply_budget
 from warehouse.search.contract import SearchRequest, SearchResponse, Trace, TraceLane, parse_request
 from warehouse.search.feedback_scores import FeedbackScores
 from warehouse.search.fusion import RRF_K, fuse, nominate, read_newest, read_profiles
-from warehouse.search.lane_runner import hidden_hits, run_lanes
+from warehouse.search.lane_runner import hidden_hits, profiles_apply, run_lanes
 from warehouse.search.lane_status import LaneInfo, read_lane_info
 from warehouse.search.messages import msg
 from warehouse.search.response_cache import ResponseCache
@@ -202,9 +202,10 @@ class SearchEngine:
         hits, nominated = nominate(lanes.hits, self._profiles)
         vec = None if not self._semantic or lanes.no_source else \
             vector.run_vectors(cur, req, lanes.state, self._vec_info, self._watchdog, ws,
-                               view.allow_clause() if view is not None else "")
+                               view.allow_clause() if view is not None else "", profiles_apply(req))
         semantic = None
         if vec is not None:
+            nominated |= vector.nominate_profiles(vec, self._profiles)
             hits = vector.with_vector_hits(hits, vec)
             semantic = (vector.vec_rows(vec), vector.VEC_MIN, vector.VEC_MIN_BEST)
         fused, actor_rows = fuse(sess, hits, weights, req, exp, self._lane_info, self._newest,

@@ -25,7 +25,7 @@ from warehouse.errors import Code, KnowledgeError
 from warehouse.search.contract import LANES, LaneSemantic, SearchRequest, Warning
 from warehouse.search.filters import lane_predicate
 from warehouse.search.lane_runner import K_LANE, LANE_TIMEOUT_S, Hit
-from warehouse.search.lane_status import LaneState
+from warehouse.search.lane_status import ACTOR_LANE, LaneState
 from warehouse.search.messages import msg
 from warehouse.search.watchdog import Watchdog
 from warehouse.search.workspaces import Resolved
@@ -35,6 +35,10 @@ log = logging.getLogger("akw.search")
 
 VEC_MIN = 0.40  # cosine similarity an item needs to be an answer by meaning alone (golden set: absent topics <= 0.33)
 VEC_MIN_BEST = 0.42  # ... and the best item of the search: below it the vector side has no answer (FR-5.7)
+# akw_vec.lane_no: the contract's lanes, then the internal actors lane (profiles: name, description,
+# instructions). A profile never is an item: its hit nominates the actor's representative episode.
+VEC_LANES = (*LANES, ACTOR_LANE)
+NOMINATED = 3  # actor profiles whose vector hit may nominate their episode (as fusion.NOMINATED)
 
 
 class VectorRun(NamedTuple):
@@ -49,13 +53,16 @@ def read_vec_info(con: duckdb.DuckDBPyConnection) -> dict[str, int] | None:
         rows = con.execute("SELECT lane_no, count(*) FROM akw_vec GROUP BY lane_no").fetchall()
     except duckdb.CatalogException:
         return None
-    return {LANES[int(n)]: int(c) for n, c in rows}
+    return {VEC_LANES[int(n)]: int(c) for n, c in rows}
 
 
 def run_vectors(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lane_state: Mapping[str, LaneState],
-                vec_info: dict[str, int] | None, watchdog: Watchdog, ws: Resolved, allow: str = "") -> VectorRun:
+                vec_info: dict[str, int] | None, watchdog: Watchdog, ws: Resolved, allow: str = "",
+                profiles: bool = False) -> VectorRun:
     """The vector hits of every included, answering lane, and what each lane's vector side did
-    (`allow`: the principal's pre-filter, access.View.allow_clause)."""
+    (`allow`: the principal's pre-filter, access.View.allow_clause). `profiles` (the query names a
+    kind of actor, lane_runner.profiles_apply): the actor profiles are scanned too, beside the
+    episodes lane; their hits stay under ACTOR_LANE for `nominate_profiles`."""
     state: dict[str, LaneSemantic] = {}
     model = embed.MODEL
     lanes = [ln for ln in LANES if ln in lane_state and ln in req.include and not lane_state[ln]["unavailable"]]
@@ -70,8 +77,10 @@ def run_vectors(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lane_state: 
             state[ln] = LaneSemantic(state="no_vectors", model=model, reason=reason)
     hits: dict[str, list[tuple[int, float]]] = {}
     if queried:
+        scanned = [*queried, ACTOR_LANE] if profiles and "episodes" in queried and (vec_info or {}).get(
+            ACTOR_LANE) else queried
         try:
-            hits = _scan(cur, req, queried, watchdog, ws, allow)
+            hits = _scan(cur, req, scanned, watchdog, ws, allow)
             for ln in queried:
                 state[ln] = LaneSemantic(state="answered", model=model, hits=len(hits.get(ln, [])))
         except duckdb.InterruptException:
@@ -98,15 +107,34 @@ def _scan(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lanes: list[str],
     for ln in lanes:
         where = " AND ".join(c for c in (lane_predicate(ln, req.filters, ws), allow) if c)
         flt = f"AND v.doc_id IN (SELECT d.doc_id FROM ak_document AS d WHERE {where})" if where else ""
-        parts.append(query_template("vector_lane").replace("{lane_no}", str(LANES.index(ln)))
+        parts.append(query_template("vector_lane").replace("{lane_no}", str(VEC_LANES.index(ln)))
                      .replace("{k}", str(K_LANE)).replace("{filter}", flt))
     sql = query_template("vector_search").replace("{lanes}", "\nUNION ALL\n".join(parts)).replace("{qvec}", qvec)
     out: dict[str, list[tuple[int, float]]] = {ln: [] for ln in lanes}
     with watchdog.deadline(cur, LANE_TIMEOUT_S):
         rows = cur.execute(sql).fetchall()
     for lane_no, doc_id, sim in sorted(rows, key=lambda r: (r[0], -r[2], r[1])):
-        out[LANES[int(lane_no)]].append((int(doc_id), float(sim)))
+        out[VEC_LANES[int(lane_no)]].append((int(doc_id), float(sim)))
     return out
+
+
+def nominate_profiles(vec: VectorRun, profiles: Mapping[int, int]) -> set[int]:
+    """Move the actor profiles' vector hits into the episodes lane: the best `NOMINATED` profiles
+    similar enough to be an answer (VEC_MIN) give their representative episode that similarity
+    (the higher one if the episode has its own), as fusion.nominate does for a lexical profile
+    match. Returns the episodes that now carry a profile's similarity: their `why` names the
+    profile, so `vec: …` is not read as the episode's own text matching."""
+    found = [(profiles[d], sim) for d, sim in vec.hits.pop(ACTOR_LANE, []) if d in profiles and sim >= VEC_MIN]
+    if not found:
+        return set()
+    episodes = dict(vec.hits.get("episodes", []))
+    nominated = set()
+    for ref, sim in found[:NOMINATED]:
+        if sim > episodes.get(ref, -1.0):  # the episode now carries the profile's similarity
+            nominated.add(ref)
+            episodes[ref] = sim
+    vec.hits["episodes"] = sorted(episodes.items(), key=lambda x: (-x[1], x[0]))
+    return nominated
 
 
 def with_vector_hits(hits: list[Hit], vec: VectorRun) -> list[Hit]:

@@ -1,17 +1,18 @@
 -- Semantic lane, step 1: the knowledge units to embed (spec FR-5.1): an episode (its title, goal,
--- outcome and final answer are the `episode` document), a memory and a skill (name, description,
--- whenToUse, the head of its body) -- not every event. The unit text is the head of the document
+-- outcome and final answer are the `episode` document), a memory, a skill (name, description,
+-- whenToUse, the head of its body) and an actor profile (name, description, instructions: lane_no 3,
+-- the internal actors lane; a profile hit nominates the actor's representative episode) -- not every event. The unit text is the head of the document
 -- ($max_chars characters; the title first unless the text already starts with it) and its md5 is
 -- the key vectors are reused by across builds. lane_no follows the lanes' order in the contract
--- (episodes, code, skills).
+-- (episodes, code, skills), then actors.
 CREATE OR REPLACE TABLE _vec_unit AS
 SELECT doc_id, lane_no, unit_text, md5(unit_text) AS text_md5
 FROM (SELECT doc_id,
-             (CASE lane WHEN 'episodes' THEN 0 WHEN 'code' THEN 1 ELSE 2 END)::UTINYINT AS lane_no,
+             (CASE lane WHEN 'episodes' THEN 0 WHEN 'code' THEN 1 WHEN 'skills' THEN 2 ELSE 3 END)::UTINYINT AS lane_no,
              left(CASE WHEN title IS NULL OR starts_with(coalesce(text, ''), title) THEN coalesce(text, '')
                        ELSE title || chr(10) || coalesce(text, '') END, $max_chars) AS unit_text
       FROM ak_document
-      WHERE kind IN ('episode', 'memory', 'skill'))
+      WHERE kind IN ('episode', 'memory', 'skill', 'actor'))
 WHERE length(trim(unit_text)) > 0;
 
 CREATE OR REPLACE TABLE _vec_known (text_md5 VARCHAR, vec FLOAT[512]);
