@@ -147,20 +147,18 @@ def _(L, mo, wh):
 
 
 @app.cell
-def _(KnowledgeError, act_clear, act_full, act_reindex, act_verify, clear_ok, mo, set_tick, wh):
-    _doc = None
-    _mode = "incremental" if act_reindex.value else "full" if act_full.value else "verify" if act_verify.value else None
-    try:
+def _(act_clear, act_full, act_reindex, act_verify, clear_ok, mo, set_tick, ui, wh):
+    def _act():
+        _mode = "incremental" if act_reindex.value else "full" if act_full.value else \
+            "verify" if act_verify.value else None
         if _mode:
             with mo.status.spinner(title=f"reindex {_mode} …") as _sp:
-                _doc = wh.reindex(mode=_mode, progress=lambda d, a, t: _sp.update(subtitle=f"{d}: +{a}"))
-        elif act_clear.value and clear_ok.value:
-            _doc = wh.delete_index(confirm=True)
-    except KnowledgeError as _e:
-        _doc = {"code": _e.code, "message": _e.message}
-    if _doc is not None:
-        set_tick(lambda n: n + 1)
-    mo.json(_doc) if _doc is not None else mo.md("")
+                return wh.reindex(mode=_mode, progress=lambda d, a, t: _sp.update(subtitle=f"{d}: +{a}"))
+        if act_clear.value and clear_ok.value:
+            return wh.delete_index(confirm=True)
+        return None
+
+    ui.action_result(mo, set_tick, _act)
     return
 
 
@@ -183,24 +181,22 @@ def _(L, lang, mo, s, ui, wh):
 
 
 @app.cell
-def _(KnowledgeError, delete_btn, excl, forget_btn, forget_id, forget_kind, forget_ok, forget_preview, json, mo,
-      retention, save_privacy, set_tick, wh):
-    _doc = None
-    try:
+def _(delete_btn, excl, forget_btn, forget_id, forget_kind, forget_ok, forget_preview, json, mo, retention,
+      save_privacy, set_tick, ui, wh):
+    def _act():
+        _id = forget_id.value.strip()
         if save_privacy.value:
             _ws = [w.strip() for w in excl.value.split(",") if w.strip()]
-            _doc = wh.config_set([f"retention_days={int(retention.value)}", f"exclude.workspaces={json.dumps(_ws)}"])
-        elif forget_preview.value and forget_id.value.strip():
-            _doc = wh.forget(forget_kind.value, forget_id.value.strip())
-        elif forget_btn.value and forget_ok.value and forget_id.value.strip():
-            _doc = wh.forget(forget_kind.value, forget_id.value.strip(), confirm=True)
-        elif delete_btn.value and forget_ok.value:
-            _doc = wh.delete_index(confirm=True)
-    except KnowledgeError as _e:
-        _doc = {"code": _e.code, "message": _e.message}
-    if _doc is not None:
-        set_tick(lambda n: n + 1)
-    mo.json(_doc) if _doc is not None else mo.md("")
+            return wh.config_set([f"retention_days={int(retention.value)}", f"exclude.workspaces={json.dumps(_ws)}"])
+        if forget_preview.value and _id:
+            return wh.forget(forget_kind.value, _id)
+        if forget_btn.value and forget_ok.value and _id:
+            return wh.forget(forget_kind.value, _id, confirm=True)
+        if delete_btn.value and forget_ok.value:
+            return wh.delete_index(confirm=True)
+        return None
+
+    ui.action_result(mo, set_tick, _act)
     return
 
 

@@ -7,6 +7,7 @@ everything is HTML-escaped, so no indexed text can become markup or script in a 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
@@ -205,3 +206,20 @@ def empty_html(resp: dict[str, Any], lang: str) -> str:
         reasons.append(resp["routing"]["reason"])
     return (f'<div id="akw-empty" style="border-left:4px solid #3b6ea5;padding:8px 14px;background:#f3f7fc">'
             f'<b>{t("empty.title", lang)}</b>{_list(reasons, 10)}<p>{plain(t("empty.todo", lang))}</p></div>')
+
+
+def action_result(mo: Any, set_tick: Callable[[Callable[[int], int]], None],
+                  act: Callable[[], dict[str, Any] | None]) -> Any:
+    """One settings action of a notebook: `act()` runs it (None: no button was pressed); its document,
+    or a KNOWLEDGE_* refusal as {code, message}, is shown, and the page's state ticks so the cells
+    that read the warehouse refresh."""
+    from warehouse.errors import KnowledgeError
+
+    try:
+        doc = act()
+    except KnowledgeError as e:
+        doc = {"code": e.code, "message": e.message}
+    if doc is None:
+        return mo.md("")
+    set_tick(lambda n: n + 1)
+    return mo.json(doc)
