@@ -5,6 +5,7 @@ fusion multiplies relevance by the bounded prior, which never lets a weak match 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,7 +40,7 @@ def test_every_reindex_curates_one_row_per_entity(wh: Warehouse) -> None:
     assert kinds == {"episode", "actor", "skill", "memory", "code"}
     assert sum(r[1] == "episode" for r in rows.values()) == wh.sql("SELECT count(*) FROM ak_episode")["rows"][0][0]
     # the SQL of the pass is access_counter.trust_score, row by row
-    for e, k, score, authority, outcome, hits, last, computed_at in rows.values():
+    for e, _kind, score, authority, outcome, hits, last, computed_at in rows.values():
         assert score == pytest.approx(ac.trust_score(authority, outcome, hits, last, _at(computed_at)), abs=1e-12), e
     assert all(r[2] == 0.5 for r in rows.values() if r[1] == "code" and r[5] == 0), "neutral inputs: exactly 0.5"
     assert {r[2] for r in rows.values() if r[1] == "skill"} == {0.58}, "a SKILL.md skill: authority 0.7"
@@ -89,7 +90,7 @@ def _pairs(wh: Warehouse) -> tuple[tuple, tuple]:
     far, near = None, None
     for q in QUERIES:
         rows = _fused(engine, q)
-        for a, b in zip(rows, rows[1:], strict=False):
+        for a, b in itertools.pairwise(rows):
             if a[0] != b[0] or not a[2]:
                 continue
             ratio = b[2] / a[2]
