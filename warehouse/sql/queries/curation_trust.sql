@@ -5,7 +5,7 @@
 --   demand = tanh(hits / 10) · 0.5^(days since last access / 30)
 --   trust  = clamp(base + 0.2·demand, 0, 1)
 -- Entities are the ids responses carry (what the counter records): episodes, actors, live skills,
--- memories (memory_key) and code chunks (their doc_key). Authority by source kind: a saved AutoClaw
+-- memories (memory_key) and the code chunks the counter holds (their doc_key). Authority by source kind: a saved AutoClaw
 -- agent (and its runs) 0.7, a team member 0.6, an ad-hoc DSH session, subagent or unowned run 0.5;
 -- a SKILL.md skill 0.7; an AutoClaw memory 0.6; a code chunk 0.5. Outcome: success 1, partial 0.75,
 -- unknown / running 0.5, cancelled 0.25, failure 0; an actor's is its success_rate (none: 0.5).
@@ -30,8 +30,10 @@ skills AS (
 memories AS (
     SELECT memory_key, 'memory', 0.6, 0.5 FROM ak_memory
 ),
-chunks AS (
-    SELECT doc_key, 'code', 0.5, 0.5 FROM ak_document WHERE lane = 'code'
+chunks AS (  -- only the counted ones: an uncounted chunk's inputs are all neutral, its trust exactly 0.5,
+             -- which is what an entity without a row gets; the bulk of a large index costs nothing here
+    SELECT d.doc_key, 'code', 0.5, 0.5 FROM ak_document d SEMI JOIN counter c ON c.entity_id = d.doc_key
+    WHERE d.lane = 'code'
 ),
 entities AS (
     SELECT * FROM episodes UNION ALL SELECT * FROM actors UNION ALL SELECT * FROM skills
