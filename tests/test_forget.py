@@ -232,7 +232,8 @@ def test_an_unwired_store_is_a_partial_delete_and_a_hook_clears_it(home) -> None
         doc = wh.forget("session", other, confirm=True)
     finally:
         FORGET_HOOKS.pop("test-notes")
-    assert doc["hooks"] == {"access_counter": 0, "feedback": 0, "test-notes": 1} and doc["residue"] == []
+    assert doc["hooks"] == {"access_counter": 0, "feedback": 0, "test-notes": 1, "trust": doc["hooks"]["trust"]}
+    assert doc["hooks"]["trust"] > 0 and doc["residue"] == [], "its episodes and actors had ak_trust rows"
     assert doc["removed"]["sessions"] == 1 + children[0][0]
     assert rows(wh, f"SELECT count(*) FROM ak_actor WHERE contains(actor_id, '{other}')")[0][0] == 0
 

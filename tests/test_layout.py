@@ -22,7 +22,7 @@ STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("records", ("warehouse.lake", "warehouse.state", "warehouse.generation", "warehouse.runs",
                  "warehouse.schedule", "warehouse.status", "warehouse.outbox", "warehouse.feedback",
                  "warehouse.spill", "warehouse.query", "warehouse.tombstones",
-                 "warehouse.access_counter",
+                 "warehouse.access_counter", "warehouse.trust",
                  "warehouse.team")),  # the team lake (ADR 0013): push, snapshot export, team status
     ("extract", ("warehouse.extract",)),
     ("build", ("warehouse.build",)),

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from warehouse import clock
 from warehouse.paths import Paths
 
 log = logging.getLogger("akw.access")
@@ -56,7 +57,7 @@ def _connect(paths: Paths) -> sqlite3.Connection:
 
 
 def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return clock.now().astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")  # AKW_NOW pins it (decay tests)
 
 
 def record(paths: Paths, entities: Iterable[str], now: str | None = None) -> int:

@@ -126,7 +126,8 @@ class Warehouse:
         if self._engine is None:
             from warehouse.feedback import log_file
 
-            self._engine = SearchEngine(self.paths.generations, self.settings, feedback_log=log_file(self.paths))
+            self._engine = SearchEngine(self.paths.generations, self.settings, feedback_log=log_file(self.paths),
+                                        trust_paths=self.paths)
         return self._engine
 
     def _require_enabled(self) -> None:

@@ -1,6 +1,8 @@
 """`reindex`: extract → index_rev → SQL models → lexical index → publish a new generation.
 
 incremental: extract what changed; if the rev equals the published one the run is a no-op.
+Every incremental or full run ends with the curation pass (build/curation.py), which recomputes
+`ak_trust` beside the generation when the generation, the access counter or the day changed.
 full:        forget cursors and the lake, extract everything, build a new generation.
 verify:      change nothing; re-check the published generation against the lake and sources.
 Every run, no-op included, is appended to `state/runs.jsonl` (→ `ak_index_run`).
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from warehouse import generation, outbox
-from warehouse.build import team_source
+from warehouse.build import curation, team_source
 from warehouse.build.source_state import ensure_source_state_schema, ensure_writer_scope_schema, write_source_state
 from warehouse.build.spawn import run_build_child
 from warehouse.build.vector_job import semantic_job
@@ -91,7 +93,7 @@ def _run(paths: Paths, settings: Settings, mode: str, progress: Progress | None,
     if mode == "incremental" and published is not None and published.index_rev == rev:
         record.update(outcome="noop", finished_at=utc_now_iso(), duration_s=round(time.perf_counter() - t0, 3))
         append_run(paths, record)
-        return {**record, "generation": published.path.name}
+        return {**record, "generation": published.path.name, "trust": curation.run(paths)}
     build_path = generation.new_build_path(paths.generations, rev)
     try:
         stats = _build(paths, settings, build_path, record, progress, choice)
@@ -110,7 +112,8 @@ def _run(paths: Paths, settings: Settings, mode: str, progress: Progress | None,
     record.update(outcome="published", finished_at=utc_now_iso(), duration_s=round(time.perf_counter() - t0, 3),
                   build=stats)
     append_run(paths, record)
-    return {**record, "generation": gen.path.name}
+    # after the publish: the pass reads the new generation's marts; its table lives beside it
+    return {**record, "generation": gen.path.name, "trust": curation.run(paths)}
 
 
 def _forget_everything(paths: Paths, sources: list[str]) -> None:

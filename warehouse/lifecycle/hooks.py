@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from warehouse import access_counter, feedback
+from warehouse import access_counter, feedback, trust
 from warehouse.paths import Paths
 
 ForgetHook = Callable[[Paths, set[str]], int]
-# the stores this version keeps beside the index: feedback verdicts and access counters name result ids
+# the stores this version keeps beside the index: feedback verdicts, access counters and trust scores
+# name result ids (the rebuild after forget recomputes ak_trust too, without the forgotten entities)
 FORGET_HOOKS: dict[str, ForgetHook] = {"access_counter": access_counter.forget_items,
-                                       "feedback": feedback.forget_items}
+                                       "feedback": feedback.forget_items, "trust": trust.forget_items}
 
 
 def register_forget_hook(name: str, hook: ForgetHook) -> None:

@@ -354,6 +354,8 @@ class Fusion(_Out):
     dedup: str = "by id"
     # a digest of the feedback scores that ranked this answer (docs/search.md "Feedback"); absent without any
     feedback_rev: str | None = Field(default=None, max_length=64)
+    # a digest of the trust prior that ranked this answer (docs/search.md "Trust prior"); absent without ak_trust
+    trust_rev: str | None = Field(default=None, max_length=64)
 
 
 class BudgetUse(_Out):

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 import duckdb
 
 from warehouse import literals
+from warehouse.access_counter import NEUTRAL, PRIOR_MAX
 from warehouse.feedback import FEEDBACK_BOOST
 from warehouse.search import synonyms
 from warehouse.search.contract import LANES, SearchRequest
@@ -45,6 +46,11 @@ MAX_UNKNOWN_SHARE = 0.5
 SKILL_EVIDENCE_BOOST = 0.5
 SKILL_EVIDENCE_CAP = 1.0
 WORD_CHECKED = 8  # candidates of the one-document gate whose words are checked (word_groups_in_one_doc)
+# The trust prior (issue 16, docs/search.md "Trust prior"): relevance × (1 + TRUST_BETA·(2·trust − 1)), trust
+# in [0, 1] from ak_trust (0.5 neutral: exactly ×1). At most ±TRUST_BETA, so an item whose relevance is below
+# trust_bound() = (1 − β)/(1 + β) ≈ 0.905 of another's in its lane can never pass it by trust alone.
+TRUST_BETA = PRIOR_MAX  # 0.05, access_counter.prior's bound
+NEUTRAL_TRUST = NEUTRAL
 NOMINATED = 3  # actor profiles that may nominate their representative episode
 NOMINATION = 1.5  # the best profile's episode scores as the best episode hit times this: it comes first
 
@@ -92,11 +98,14 @@ def read_newest(con: duckdb.DuckDBPyConnection) -> str:
 def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, float], req: SearchRequest,
          exp: synonyms.Expansion, lane_info: Mapping[str, LaneInfo], newest: str,
          semantic: tuple[str, float, float] | None = None,
-         feedback: Mapping[int, float] | None = None) -> tuple[list[tuple], list[tuple]]:
+         feedback: Mapping[int, float] | None = None,
+         trust: Mapping[int, float] | None = None) -> tuple[list[tuple], list[tuple]]:
     """(fused items in answer order, actor rows) on the session cursor `sess`.
 
     `feedback`: document id -> feedback score in [-1, 1] (search/feedback_scores.py); it rides in the
     hits literal, so fusion joins nothing for it (fuse.sql `$16`, docs/search.md "Feedback").
+    `trust`: document id -> ak_trust score in [0, 1] (search/trust_scores.py; absent = neutral 0.5, a prior
+    of exactly 1), in the hits literal too: the bounded prior ×(1 + TRUST_BETA·(2·trust − 1)) (fuse.sql `$17`).
 
     `semantic` (semantic.enabled): the vector hits as `_vec` VALUES and the two similarity gates;
     fusion then also ranks by meaning inside each lane (sql/queries/fuse_semantic.sql)."""
@@ -129,9 +138,9 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     one_doc = word_groups_in_one_doc(sess, groups, hits, min_groups)
     lexical_groups = min_groups if one_doc >= min_groups else len(groups) + 1
     sess.execute("DELETE FROM _hits; DELETE FROM _fused")
-    fb = feedback or {}
+    fb, tr = feedback or {}, trust or {}
     rows = literals.number_rows((LANES.index(h[0]), h[1], float(h[2]), sum(bit.get(t, 0) for t in h[3]),
-                                 float(fb.get(h[1], 0.0))) for h in hits)
+                                 float(fb.get(h[1], 0.0)), float(tr.get(h[1], NEUTRAL_TRUST))) for h in hits)
     doc_ids = ",".join(str(int(h[1])) for h in hits)
     sess.execute(query_sql("hits").replace("{doc_ids}", doc_ids).replace("{rows}", rows))
     quotas = _quotas(weights, req)
@@ -144,16 +153,23 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
                       literals.double(MIN_COVERAGE)]  # each parameter once (fuse.sql)
     anchor_arg = literals.bigint(anchor)
     feedback_arg = literals.double(FEEDBACK_BOOST)  # fuse.sql $16 / fuse_semantic.sql $18: bounded, see there
+    trust_arg = literals.double(TRUST_BETA)  # fuse.sql $17 / fuse_semantic.sql $19
     if semantic is None:
-        sess.execute(f"EXECUTE akw_fuse({', '.join([*args, *skill_evidence, anchor_arg, feedback_arg])})")
+        sess.execute(f"EXECUTE akw_fuse({', '.join([*args, *skill_evidence, anchor_arg, feedback_arg, trust_arg])})")
     else:
         values, vec_min, vec_min_best = semantic
         sess.execute(f"DELETE FROM _vec; INSERT INTO _vec VALUES {values}" if values else "DELETE FROM _vec")
         gates = [literals.double(vec_min), literals.double(vec_min_best)]
-        sess.execute(f"EXECUTE akw_fuse_sem({', '.join([*args, *gates, anchor_arg, *skill_evidence, feedback_arg])})")
+        sem_args = [*args, *gates, anchor_arg, *skill_evidence, feedback_arg, trust_arg]
+        sess.execute(f"EXECUTE akw_fuse_sem({', '.join(sem_args)})")
     slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
     fused = sess.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()
     return fused, sess.execute(f"EXECUTE akw_actors('{newest}'::TIMESTAMPTZ)").fetchall()
+
+
+def trust_bound(beta: float = TRUST_BETA) -> float:
+    """The relevance ratio below which trust alone can never reorder two items: (1 − β)/(1 + β)."""
+    return (1 - beta) / (1 + beta)
 
 
 def groups_in_one_doc(groups: list[list[str]], hits: list[Hit]) -> int:

@@ -25,6 +25,7 @@ import duckdb
 
 from warehouse import embed, generation
 from warehouse.errors import Code, KnowledgeError
+from warehouse.paths import Paths
 from warehouse.proc import keep_heap_warm
 from warehouse.search import guard, synonyms, vector
 from warehouse.search.access import Catalog, Scope, View, materialise
@@ -40,6 +41,7 @@ from warehouse.search.response_cache import ResponseCache
 from warehouse.search.routing import lane_weights, route
 from warehouse.search.session import prepare_session
 from warehouse.search.term_cache import TermCache
+from warehouse.search.trust_scores import TrustScores
 from warehouse.search.watchdog import Watchdog
 from warehouse.search.workspaces import WorkspaceIndex
 from warehouse.settings import Settings
@@ -57,7 +59,7 @@ class SearchEngine:
     """Serves searches from the published generation of one warehouse home."""
 
     def __init__(self, generations: Path, settings: Settings, cache_size: int = 256,
-                 feedback_log: Path | None = None) -> None:
+                 feedback_log: Path | None = None, trust_paths: Paths | None = None) -> None:
         self.generations = generations
         self.settings = settings
         self._lock = threading.Lock()
@@ -74,6 +76,7 @@ class SearchEngine:
         keep_heap_warm()
         self._cache = ResponseCache(cache_size)
         self._feedback = FeedbackScores(feedback_log)  # feedback.py's scores, read once, not per search
+        self._trust = TrustScores(trust_paths)  # ak_trust of the curation pass, read once, not per search
         self._semantic = settings.semantic.enabled  # the vector side of the lanes (search/vector.py)
         self._vec_info: dict[str, int] | None = None
         if self._semantic and embed.installed():
@@ -108,7 +111,8 @@ class SearchEngine:
                 self._catalog = None
                 self._cache.clear()
                 self._feedback.invalidate()
-            if self._con is not None and self._feedback.refresh(self._con):
+                self._trust.invalidate()
+            if self._con is not None and (self._feedback.refresh(self._con) | self._trust.refresh(self._con)):
                 self._cache.clear()  # cached responses were ranked with the old scores
             if self._con is None or self._gen is None:
                 raise KnowledgeError(Code.NOT_READY, msg("search.not_published", "en"))
@@ -209,7 +213,7 @@ class SearchEngine:
             hits = vector.with_vector_hits(hits, vec)
             semantic = (vector.vec_rows(vec), vector.VEC_MIN, vector.VEC_MIN_BEST)
         fused, actor_rows = fuse(sess, hits, weights, req, exp, self._lane_info, self._newest,
-                                 semantic, self._feedback.by_doc) if hits else ([], [])
+                                 semantic, self._feedback.by_doc, self._trust.by_doc) if hits else ([], [])
         trimmed: list[str] = []
         if view is not None:  # actors seen in full only; then the live check of the final items
             actor_rows = guard.hold_actors(actor_rows, view)
@@ -223,7 +227,8 @@ class SearchEngine:
                         ws.unknown, known.names() if ws.unknown else [])
         if vec is not None:
             resp.warnings.extend(vec.warnings)
-        resp.fusion.feedback_rev = self._feedback.rev  # same index_rev + feedback_rev + request: same answer
+        resp.fusion.feedback_rev = self._feedback.rev  # same index_rev + feedback_rev + trust_rev + request:
+        resp.fusion.trust_rev = self._trust.rev  # same answer
         if view is not None:
             resp = guard.hold_usage(resp, view)
             resp.warnings.extend(guard.trim_warnings(trimmed))

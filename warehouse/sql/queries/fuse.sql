@@ -26,7 +26,10 @@
 -- item's feedback score plus, for an episode, its actor's, clamped to [-1, 1] (_hits.fb, mapped to
 -- documents by the engine once per generation and feedback change, not per search: no join here):
 -- it reorders items of a lane whose relevance is within a factor (1 + $16)/(1 - $16) of each other
--- and never touches the coverage gates (docs/search.md "Feedback").
+-- and never touches the coverage gates (docs/search.md "Feedback"). Trust prior ($17 = fusion.TRUST_BETA):
+-- relevance × (1 + $17·(2·tr − 1)), tr = the item's ak_trust score (_hits.tr, 0.5 = neutral: exactly ×1),
+-- at most ±$17: an item whose relevance is below (1 − $17)/(1 + $17) of another's never passes it by
+-- trust alone (docs/search.md "Trust prior").
 -- Each parameter is used once: a parameter used twice made DuckDB bind the
 -- prepared statement again on every EXECUTE (measured: fusion 2.9 -> 5 ms).
 -- Aggregates, not windows, partition by group: DuckDB pays per window partition, and here
@@ -63,7 +66,7 @@ boosted AS (
     SELECT c.*, coalesce(e.episodes, 0) AS evidence,
            lex * (0.2 + 0.8 * coverage)
                * (1 + $12::DOUBLE * least(coalesce(e.mass, 0), $13::DOUBLE))
-               * (1 + $16::DOUBLE * fb) AS relevance
+               * (1 + $16::DOUBLE * fb) * (1 + $17::DOUBLE * (2 * tr - 1)) AS relevance
     FROM covered c LEFT JOIN evidence e ON c.lane = 'skills' AND e.name = c.grp
 ),
 ranked AS (

@@ -8,7 +8,8 @@
 -- $12: only an item whose terms include an anchor can be a lexical answer (one matching only the
 -- query's common words is not evidence); a vector answer needs no anchor. $15..$17 the skill
 -- evidence boost of fuse.sql's $12..$14 (a skill used by the episodes that answer the query).
--- $18 the feedback boost of fuse.sql's $16 (on the lexical relevance and on the similarity ordering).
+-- $18 the feedback boost of fuse.sql's $16 (on the lexical relevance and on the similarity ordering),
+-- $19 the trust prior of fuse.sql's $17 (the same two orderings).
 -- An item is an answer by lexical evidence (fuse.sql's coverage gates) or by similarity (>= $12,
 -- when the best >= $13). Within a lane: lex_rank over the lexical answers, vec_rank over the items
 -- at or above $12; lane score = 1/(k + lex_rank) + 1/(k + vec_rank); lane_rank orders by it.
@@ -58,10 +59,10 @@ evidence AS (
 boosted AS (
     SELECT a.*, coalesce(e.episodes, 0) AS evidence,
            lex * (0.2 + 0.8 * coverage) * (1 + $15::DOUBLE * least(coalesce(e.mass, 0), $16::DOUBLE)) AS lex_relevance,
-           1 + $18::DOUBLE * fb AS fb_factor
+           (1 + $18::DOUBLE * fb) * (1 + $19::DOUBLE * (2 * tr - 1)) AS fb_factor
     FROM answers a LEFT JOIN evidence e ON a.lane = 'skills' AND e.name = a.grp
 ),
-fed AS (  -- feedback (fuse.sql's $16, here $18) scales both sides' orderings
+fed AS (  -- feedback and trust (fuse.sql's $16, $17, here $18, $19) scale both sides' orderings
     SELECT * EXCLUDE (lex_relevance), lex_relevance * fb_factor AS relevance FROM boosted
 ),
 sides AS (

@@ -7,9 +7,10 @@ CREATE TEMP TABLE _query (q VARCHAR);
 PREPARE akw_chunk_tokens AS SELECT q, akw_chunk_terms(q) FROM _query;
 CREATE TEMP TABLE _hits (lane VARCHAR, lex DOUBLE, bits BIGINT, doc_id INTEGER, doc_key VARCHAR, episode_id VARCHAR,
                          actor_id VARCHAR, workspace_id VARCHAR, time TIMESTAMPTZ, outcome VARCHAR, grp VARCHAR,
-                         cap_key VARCHAR, skills VARCHAR[], fb DOUBLE);
+                         cap_key VARCHAR, skills VARCHAR[], fb DOUBLE, tr DOUBLE);
 -- _hits.fb: the hit's feedback score in [-1, 1] (warehouse/search/feedback_scores.py: per document,
 -- its item's score plus, for an episode, its actor's, clamped; 0 without feedback)
+-- _hits.tr: the hit's trust in [0, 1] (warehouse/search/trust_scores.py: its item's ak_trust score; 0.5 without one)
 CREATE TEMP TABLE _fused (lane VARCHAR, lex DOUBLE, bits BIGINT, doc_id INTEGER, doc_key VARCHAR, episode_id VARCHAR,
                           actor_id VARCHAR, workspace_id VARCHAR, time TIMESTAMPTZ, outcome VARCHAR, grp VARCHAR,
                           cap_key VARCHAR, grp_bits BIGINT, coverage DOUBLE, groups_matched BIGINT, relevance DOUBLE,
