@@ -417,11 +417,14 @@ class Warehouse:
 
         self._require_enabled()
         team = None
-        if self.settings.lake.backend == "ducklake" and kind == "session":
-            # the shared lake first: the local rebuild reads a catalog snapshot, which must not hold it
-            from warehouse.team.forget import forget_session
+        if self.settings.lake.backend == "ducklake":
+            # the shared lake first: the local rebuild reads a catalog snapshot, which must not hold it.
+            # What the target covers is read off the published generation (built from that snapshot).
+            from warehouse.lifecycle.forget import resolve
+            from warehouse.team.forget import forget_ids
 
-            team = forget_session(self.settings.lake, id, confirm=confirm)
+            values = {"all": ["all"]} if kind == "all" else resolve(self.paths, kind, id).values
+            team = {"kind": kind, "id": id, **forget_ids(self.settings.lake, values, confirm=confirm)}
         doc = forget(self.paths, self.settings, kind, id, confirm=confirm)
         return {**doc, "team": team} if team is not None else doc
 
