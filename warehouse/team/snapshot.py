@@ -52,6 +52,7 @@ def export(cfg: LakeSettings, out_root: Path, version: int | None = None) -> dic
         lake_id = catalog.lake_id(con)
         if lake_id is None:
             raise KnowledgeError(Code.NOT_READY, "the team catalog is not initialised (akw team init)")
+        catalog.check_schema(con)
         sid = resolve(con, version)
         tmp = out_root.with_name(f".{out_root.name}.tmp")
         shutil.rmtree(tmp, ignore_errors=True)
