@@ -117,3 +117,29 @@ def test_a_principal_sees_only_the_writers_it_is_given(tmp_path: Path, team_cata
     both_text = "\n".join(both.values())
     assert [s for s in bob_sessions if s in both_text] and [s for s in alice_sessions if s in both_text]
     assert [s for s in bob_sessions if s in seen("all@example.com")]  # no writers key: every writer
+
+
+def test_a_local_build_is_the_local_writers(tmp_path: Path) -> None:
+    """No team lake: every document is `lake.writer_id`'s (`local` when unset), so a writers list still resolves."""
+    src = tmp_path / "src"
+    akw_fixtures.generate(src, sessions=4, seed=3)
+    wh = Warehouse.open(src / "dsh", src / "autoclaw", tmp_path / "home")
+    wh.reindex()
+    every = {"workspaces": [r[0] for r in wh.sql("SELECT workspace_id FROM ak_acl_workspace")["rows"]],
+             "autoclaw_accounts": [r[0] for r in wh.sql("SELECT account FROM ak_acl_account")["rows"]]}
+    assert wh.sql("SELECT count(*) FROM ak_acl_writer")["rows"] == [[0]]
+    sessions = {r[0] for r in wh.sql("SELECT session_id FROM stg_dsh_sessions")["rows"]}
+    principals = {"local@x": {**every, "writers": ["local"]}, "box@x": {**every, "writers": ["alice-box"]}}
+
+    def sees(settings_kv: list[str], who: str) -> bool:
+        s = wh.settings
+        for kv in ["access.enabled=true", "access.live_check=false", f"access.principals={json.dumps(principals)}",
+                   *settings_kv]:
+            key, value = kv.split("=", 1)
+            s = s.with_value(key, value)
+        got = Warehouse(wh.paths, s).as_principal(who)
+        text = "\n".join(json.dumps(got.search_text(q, limit=50)) for q in ("nginx", "deploy", "backup postgres"))
+        return any(sid in text for sid in sessions)
+
+    assert sees([], "local@x") and not sees([], "box@x")
+    assert sees(["lake.writer_id=alice-box"], "box@x") and not sees(["lake.writer_id=alice-box"], "local@x")
