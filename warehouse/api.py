@@ -418,11 +418,14 @@ class Warehouse:
 
         self._require_enabled()
         team = None
-        if self.settings.lake.backend == "ducklake" and kind == "session":
-            # the shared lake first: the local rebuild reads a catalog snapshot, which must not hold it
-            from warehouse.team.forget import forget_session
+        if self.settings.lake.backend == "ducklake":
+            # the shared lake first: the local rebuild reads a catalog snapshot, which must not hold it.
+            # What the target covers is read off the published generation (built from that snapshot).
+            from warehouse.lifecycle.forget import resolve
+            from warehouse.team.forget import forget_ids
 
-            team = forget_session(self.settings.lake, id, confirm=confirm)
+            values = {"all": ["all"]} if kind == "all" else resolve(self.paths, kind, id).values
+            team = {"kind": kind, "id": id, **forget_ids(self.settings.lake, values, confirm=confirm)}
         doc = forget(self.paths, self.settings, kind, id, confirm=confirm)
         return {**doc, "team": team} if team is not None else doc
 
@@ -562,10 +565,13 @@ class Warehouse:
 
     @staticmethod
     def bench(scale: str = "small", out_dir: Path | None = Path("reports"), work: Path | None = None,
-              log: Log | None = None, team_catalog: str | None = None) -> dict[str, Any]:
+              log: Log | None = None, team_catalog: str | None = None, team: bool = False,
+              only: str | None = None) -> dict[str, Any]:
         """Build times, search latency per mode, peak RSS and size at one scale, against a SQLite FTS5 baseline.
 
-        `team_catalog` (a scratch PostgreSQL database's DSN): also push throughput and build-from-snapshot time."""
+        `team`: also push throughput and build-from-snapshot time, on `team_catalog` (a scratch PostgreSQL
+        database's DSN) or, without one, on a throwaway cluster of the local PostgreSQL binaries.
+        `only="team"`: just one local cold build and the team phases."""
         import tempfile
 
         from warehouse.bench.run import SCALES, run_bench
@@ -576,7 +582,7 @@ class Warehouse:
         out = _writable_dir(Path(out_dir), "out") if out_dir is not None else None
         if team_catalog is not None:
             Settings().with_value("lake.catalog", json.dumps(team_catalog))  # no password in a DSN, here too
-        return run_bench(SCALES[scale], folder, out, log=log, team_catalog=team_catalog)
+        return run_bench(SCALES[scale], folder, out, log=log, team_catalog=team_catalog, team=team, only=only)
 
 
 def semantic_note() -> dict[str, str]:

@@ -1039,19 +1039,18 @@ def bench(
         "reports"),
     work: Annotated[Path | None, typer.Option(help="Folder for generated data and homes (default: temp).")] = None,
     team: Annotated[bool, typer.Option("--team", help="Also the team lake: push and build-from-snapshot.")] = False,
-    catalog: Annotated[str | None, typer.Option(help="--team: DSN of a scratch PostgreSQL database "
-                                                     "(default $AKW_LAKE__CATALOG).")] = None,
+    catalog: Annotated[str | None, typer.Option(help="--team: DSN of a scratch PostgreSQL database (default "
+                                                     "$AKW_LAKE__CATALOG, else a throwaway local cluster).")] = None,
+    only: Annotated[str | None, typer.Option(help="team: only one local cold build and the team phases.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Cold/no-op/one-change build times, search latency per mode, peak RSS, size, SQLite FTS5 baseline."""
     from warehouse.bench.render import print_bench
 
     with _errors(as_json):
+        team = team or only == "team"
         dsn = (catalog or os.environ.get("AKW_LAKE__CATALOG")) if team else None
-        if team and not dsn:
-            raise KnowledgeError(Code.INVALID_REQUEST, "--team needs --catalog DSN (a scratch database)",
-                                 field="catalog")
-        report = Warehouse.bench(scale, out_dir, work, log=_log(as_json), team_catalog=dsn)
+        report = Warehouse.bench(scale, out_dir, work, log=_log(as_json), team_catalog=dsn, team=team, only=only)
         _emit(as_json, report, lambda d: print_bench(out, d))
 
 

@@ -109,6 +109,9 @@ class Rights(_Strict):
     workspaces: list[str] = Field(default_factory=list)  # workspace ids, paths or folder names/titles
     autoclaw_accounts: list[str] = Field(default_factory=list)
     skills_roots: list[str] = Field(default_factory=list)  # a root's path or its kind (dsh_home, ...)
+    # team lake (ADR 0013): the writers (`lake.writer_id`) whose data it sees; None (key absent): every writer.
+    # Intersected with the rights above: a document needs an allowed writer AND a workspace/account/root right.
+    writers: list[str] | None = None
 
 
 class Access(_Strict):

@@ -22,3 +22,34 @@ def test_team_bench_phases_report_push_throughput_and_snapshot_build(tmp_path: P
     assert push["ok"] and push["units_pushed"] > 0 and push["units_per_s"] > 0 and push["mb_per_s"] > 0
     assert build["outcome"] == "published" and build["snapshot_id"] >= push["snapshot_id"] and build["docs"] > 0
     assert t["data_path_bytes"] > 0 and t["local_cold_build_s"] == 1.0
+
+
+def test_akw_bench_only_team_starts_and_stops_its_own_cluster(tmp_path: Path) -> None:
+    """No --catalog: the bench starts a throwaway PostgreSQL cluster, pushes, builds from the snapshot, stops it."""
+    import glob
+    import json
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    from warehouse.team.scratch_pg import bindir_of_postgres
+
+    if bindir_of_postgres() is None:
+        pytest.skip("PostgreSQL is not installed")
+    before = set(glob.glob(os.path.join(tempfile.gettempdir(), "akw-pg-*")))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AKW_", "PG"))}
+    p = subprocess.run([str(Path(sys.executable).parent / "akw"), "bench", "--scale", "small", "--only", "team",
+                        "--work", str(tmp_path / "work"), "--out", str(tmp_path / "out"), "--json"],
+                       capture_output=True, text=True, env=env, timeout=900)
+    assert p.returncode == 0, p.stderr[-2000:]
+    r = json.loads(p.stdout)
+    assert r["only"] == "team" and "noop" not in r["build"] and "search" not in r
+    push, build = r["team"]["push"], r["team"]["build_from_snapshot"]
+    assert push["ok"] and push["units_per_s"] > 0 and push["mb_per_s"] > 0 and build["outcome"] == "published"
+    assert r["team"]["local_cold_build_s"] == r["build"]["cold"]["median_s"] > 0
+    assert Path(r["report_file"]).name.endswith("-team.json") and Path(r["report_file"]).is_file()
+    assert set(glob.glob(os.path.join(tempfile.gettempdir(), "akw-pg-*"))) == before  # stopped and removed
+    bad = subprocess.run([str(Path(sys.executable).parent / "akw"), "bench", "--only", "search", "--work",
+                          str(tmp_path / "work"), "--json"], capture_output=True, text=True, env=env, timeout=120)
+    assert bad.returncode != 0 and json.loads(bad.stdout)["errors"][0]["code"] == "KNOWLEDGE_INVALID_REQUEST"

@@ -22,9 +22,14 @@ def print_bench(console: Console, r: dict[str, Any]) -> None:
     t.add_row("cold extract+build", str(b["cold"]["median_s"]), str(len(b["cold"]["runs"])),
               str(b["cold"]["peak_rss_mb"]))
     for key, name in (("noop", "no-op rerun"), ("one_changed_session", "one changed session")):
+        if key not in b:  # --only team
+            continue
         timed = [x for x in b[key]["runs"] if not x["warmup"]]
         t.add_row(name, str(b[key]["median_s"]), str(len(timed)), str(b[key]["peak_rss_mb"]))
     console.print(t)
+    if r.get("only") == "team":
+        _print_team(console, r)
+        return
     s = Table(title=f"search latency, warm ({r['search']['queries']} queries per mode, "
                     f"peak RSS {r['search']['peak_rss_mb']} MB)")
     for c in ("mode", "p50 ms", "p95 ms", "max ms", "not found"):
@@ -67,6 +72,10 @@ def print_bench(console: Console, r: dict[str, Any]) -> None:
     z = r["size"]
     console.print(f"size: generation {_mb(z['generation_bytes'])}, lake {_mb(z['lake_bytes'])}, home "
                   f"{_mb(z['home_bytes'])}; FTS5 db {_mb(f['fts5_db_bytes'])}")
+    _print_team(console, r)
+
+
+def _print_team(console: Console, r: dict[str, Any]) -> None:
     t = r.get("team")
     if t:
         pu, bd = t["push"], t["build_from_snapshot"]

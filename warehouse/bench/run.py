@@ -28,8 +28,10 @@ from warehouse import generation
 from warehouse.bench.mcp_server import SEARCHES, run_mcp_phase
 from warehouse.bench.mutate import pick_session
 from warehouse.bench.queries import bench_queries
+from warehouse.errors import Code, KnowledgeError
 from warehouse.evaluation.homes import dir_bytes, ensure_generated
 from warehouse.proc import GLIBC_TUNABLES, tuned_env
+from warehouse.team.scratch_pg import scratch_cluster
 
 SCHEMA = "akw.bench/v1"
 SEED = 7
@@ -131,8 +133,10 @@ def _semantic_phases(base: dict[str, Any], copy: Path, queries: list[str], build
 
 
 def _team_phases(base: dict[str, Any], copy: Path, catalog: str, local_cold_s: float,
-                 say: Callable[[str], None]) -> dict[str, Any]:
-    """`--team`: push the same home to a DuckLake catalog, then build from its snapshot on a source-less home."""
+                 say: Callable[[str], None], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """`--team`: push the same home to a DuckLake catalog, then build from its snapshot on a source-less home.
+
+    `env`: of the child processes (PGPASSFILE of a scratch cluster)."""
     data_path = copy / "team-data"
     shutil.rmtree(data_path, ignore_errors=True)
     empty = copy / "team-empty"
@@ -142,12 +146,13 @@ def _team_phases(base: dict[str, Any], copy: Path, catalog: str, local_cold_s: f
     writer = copy / "akw-team-writer"
     shutil.rmtree(writer, ignore_errors=True)
     push = spawn({**base, "phase": "team_push", "home": str(writer), "catalog": catalog,
-                  "data_path": str(data_path), "writer_id": "bench-writer"})
+                  "data_path": str(data_path), "writer_id": "bench-writer"}, env)
     say("team: build from the catalog snapshot on a machine without sources …")
     reader = copy / "akw-team-reader"
     shutil.rmtree(reader, ignore_errors=True)
     build = spawn({"dsh": str(empty / "dsh"), "autoclaw": str(empty / "autoclaw"), "phase": "team_build",
-                   "home": str(reader), "catalog": catalog, "data_path": str(data_path), "writer_id": "bench-reader"})
+                   "home": str(reader), "catalog": catalog, "data_path": str(data_path), "writer_id": "bench-reader"},
+                  env)
     pushed = push["push"]
     secs = max(pushed.get("duration_s") or 0.0, 1e-6)
     return {
@@ -161,9 +166,24 @@ def _team_phases(base: dict[str, Any], copy: Path, catalog: str, local_cold_s: f
 
 
 def run_bench(scale: Scale, work: Path, out_dir: Path | None = Path("reports"),
-              log: Callable[[str], None] | None = None, team_catalog: str | None = None) -> dict[str, Any]:
-    """`team_catalog`: a libpq DSN of a scratch PostgreSQL database; adds the team lake beside the local numbers."""
-    say = log or (lambda _m: None)
+              log: Callable[[str], None] | None = None, team_catalog: str | None = None, team: bool = False,
+              only: str | None = None) -> dict[str, Any]:
+    """`team`: add the team lake beside the local numbers, on `team_catalog` (a libpq DSN of a scratch
+    database) or, without one, on a throwaway PostgreSQL cluster started and stopped here.
+    `only="team"`: of the local phases only the cold build (what the snapshot build is set beside)."""
+    if only not in (None, "team"):
+        raise KnowledgeError(Code.INVALID_REQUEST, "only: team (or nothing: every phase)", field="only")
+    team = team or only == "team" or team_catalog is not None
+    if team and team_catalog is None:
+        say = log or (lambda _m: None)
+        say("team: starting a throwaway PostgreSQL cluster for the catalog …")
+        with scratch_cluster() as cl:
+            return _run(scale, work, out_dir, say, cl.dsn(cl.createdb()), only, {"PGPASSFILE": str(cl.passfile)})
+    return _run(scale, work, out_dir, log or (lambda _m: None), team_catalog if team else None, only, None)
+
+
+def _run(scale: Scale, work: Path, out_dir: Path | None, say: Callable[[str], None], team_catalog: str | None,
+         only: str | None, team_env: dict[str, str] | None) -> dict[str, Any]:
     t_all = time.perf_counter()
     facts = machine()
     work = Path(work).absolute()
@@ -178,12 +198,16 @@ def run_bench(scale: Scale, work: Path, out_dir: Path | None = Path("reports"),
 
     build_env = {"AKW_INDEX__MEMORY_LIMIT": scale.index_memory} if scale.index_memory else None
     cold = []
-    for i in range(scale.cold_runs):
+    cold_runs = 1 if only == "team" else scale.cold_runs  # --only team: one local cold build to set beside
+    for i in range(cold_runs):
         home = copy / f"akw-cold-{i}"
         shutil.rmtree(home, ignore_errors=True)
-        say(f"cold extract+build {i + 1}/{scale.cold_runs} …")
+        say(f"cold extract+build {i + 1}/{cold_runs} …")
         cold.append(spawn({**base, "phase": "reindex", "home": str(home), "mode": "full", "repeat": 1}, build_env))
-    home = copy / f"akw-cold-{scale.cold_runs - 1}"
+    home = copy / f"akw-cold-{cold_runs - 1}"
+    if only == "team":
+        return _finish(scale, _report(scale, home, facts, src, gen_s, manifest, cold, only), copy, base, say,
+                       team_catalog, team_env, t_all, out_dir)
     p = {**base, "home": str(home)}
     say("no-op reruns …")
     noop = spawn({**p, "phase": "reindex", "warmup": scale.warmup, "repeat": scale.repeat}, build_env)
@@ -203,10 +227,33 @@ def run_bench(scale: Scale, work: Path, out_dir: Path | None = Path("reports"),
     semantic = _semantic_phases(base, copy, queries, build_env, say)
     say(f"MCP server: {scale.mcp_searches} searches through one `python -m warehouse.mcp` process …")
     mcp = run_mcp_phase(base["dsh"], base["autoclaw"], str(home), bench_queries(), scale.mcp_searches)
+    report = _report(scale, home, facts, src, gen_s, manifest, cold, only)
+    gen = generation.current(home / "generations")
+    report["build"].update({
+        "noop": {"median_s": noop["median_s"], "runs": noop["runs"], "peak_rss_mb": noop["peak_rss_mb"]},
+        "one_changed_session": {"median_s": changed["median_s"], "runs": changed["runs"],
+                                "peak_rss_mb": changed["peak_rss_mb"], "session_file": target.parent.name}})
+    report.update({
+        "search": {**search, "peak_rss_mb": search["peak_rss_mb"]},
+        "baseline": {"sqlite_fts5": baseline, "bm25s": bm25s_status(),
+                     "search_auto_p50_over_fts5_p50": round(search["modes"]["auto"]["p50_ms"]
+                                                            / max(baseline["fts5_bm25"]["p50_ms"], 1e-6), 1)},
+        "semantic": semantic,
+        "mcp": mcp,
+        "size": {"generation_bytes": gen.path.stat().st_size if gen else 0,
+                 "lake_bytes": dir_bytes(home / "lake"), "home_bytes": dir_bytes(home),
+                 "source_dsh_bytes": dir_bytes(src / "dsh")},
+    })
+    return _finish(scale, report, copy, base, say, team_catalog, team_env, t_all, out_dir)
+
+
+def _report(scale: Scale, home: Path, facts: dict[str, Any], src: Path, gen_s: float, manifest: dict[str, Any],
+            cold: list[dict[str, Any]], only: str | None) -> dict[str, Any]:
+    """The report's head: scale, machine, data and the cold builds (every run has them)."""
     gen = generation.current(home / "generations")
     index_rev = gen.index_rev if gen else "none"
-    report = {
-        "schema": SCHEMA, "scale": asdict(scale), "index_rev": index_rev, "machine": facts,
+    return {
+        "schema": SCHEMA, "scale": asdict(scale), "index_rev": index_rev, "machine": facts, "only": only,
         "process_env": {"GLIBC_TUNABLES": tuned_env(dict(os.environ)).get("GLIBC_TUNABLES", GLIBC_TUNABLES)},
         "data": {"dir": str(src), "seed": SEED, "generate_s": round(gen_s, 2),
                  "counts": {k: manifest["counts"].get(k) for k in ("dsh_sessions", "dsh_events_unique",
@@ -219,26 +266,22 @@ def run_bench(scale: Scale, work: Path, out_dir: Path | None = Path("reports"),
                                "docs": c["runs"][0]["docs"]} for c in cold],
                      "median_s": round(statistics.median(c["runs"][0]["seconds"] for c in cold), 3),
                      "peak_rss_mb": max(c["peak_rss_mb"] for c in cold)},
-            "noop": {"median_s": noop["median_s"], "runs": noop["runs"], "peak_rss_mb": noop["peak_rss_mb"]},
-            "one_changed_session": {"median_s": changed["median_s"], "runs": changed["runs"],
-                                    "peak_rss_mb": changed["peak_rss_mb"], "session_file": target.parent.name},
         },
-        "search": {**search, "peak_rss_mb": search["peak_rss_mb"]},
-        "baseline": {"sqlite_fts5": baseline, "bm25s": bm25s_status(),
-                     "search_auto_p50_over_fts5_p50": round(search["modes"]["auto"]["p50_ms"]
-                                                            / max(baseline["fts5_bm25"]["p50_ms"], 1e-6), 1)},
-        "semantic": semantic,
-        "mcp": mcp,
-        "size": {"generation_bytes": gen.path.stat().st_size if gen else 0,
-                 "lake_bytes": dir_bytes(home / "lake"), "home_bytes": dir_bytes(home),
-                 "source_dsh_bytes": dir_bytes(src / "dsh")},
     }
+
+
+def _finish(scale: Scale, report: dict[str, Any], copy: Path, base: dict[str, Any], say: Callable[[str], None],
+            team_catalog: str | None, team_env: dict[str, str] | None, t_all: float,
+            out_dir: Path | None) -> dict[str, Any]:
+    """The team phases (when asked), the end facts, and the report file (`-team` when only the team part ran)."""
     if team_catalog:
-        report["team"] = _team_phases(base, copy, team_catalog, report["build"]["cold"]["median_s"], say)
+        report["team"] = _team_phases(base, copy, team_catalog, report["build"]["cold"]["median_s"], say, team_env)
+    index_rev = report["index_rev"]
     report["machine"]["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     report["duration_s"] = round(time.perf_counter() - t_all, 1)
     if out_dir is not None:
-        out = Path(out_dir) / f"bench-{scale.name}-{index_rev}.json"
+        suffix = f"-{report['only']}" if report.get("only") else ""
+        out = Path(out_dir) / f"bench-{scale.name}-{index_rev}{suffix}.json"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         report["report_file"] = str(out)

@@ -31,6 +31,7 @@ from warehouse.settings import Rights, Settings
 from warehouse.sqlfiles import query_sql
 
 REFUSED_FIELDS = ("principal", "identity", "user")  # identity is never a request's to give
+LOCAL_WRITER = "local"  # a local build's documents, when `lake.writer_id` is unset (docs/access.md)
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class Scope:
     others: tuple[tuple[str, Rights], ...] = ()  # the other configured principals (hint authors)
     hints: bool = True
     live_roots: tuple[Path, Path] | None = None  # (dsh_home, autoclaw_root) for the live check; None: off
+    local_writer: str = LOCAL_WRITER  # the writer of a local build's documents (`lake.writer_id`)
 
     @property
     def key(self) -> str:
@@ -63,7 +65,8 @@ def scope_for(settings: Settings, principal: str | None = None,
     folded = {k.casefold(): (k, v) for k, v in acc.principals.items()}
     rights = folded.get(who.casefold(), (who, Rights()))[1]
     others = tuple(sorted((k, v) for k, v in acc.principals.items() if k.casefold() != who.casefold()))
-    return Scope(who, rights, others, acc.hidden_hints, live_roots if acc.live_check else None)
+    return Scope(who, rights, others, acc.hidden_hints, live_roots if acc.live_check else None,
+                 settings.lake.writer_id or LOCAL_WRITER)
 
 
 def refuse_identity_fields(data: Any, what: str = "request") -> None:
@@ -86,9 +89,13 @@ class Grants:
     workspaces: tuple[str, ...] = ()
     accounts: tuple[str, ...] = ()
     roots: tuple[str, ...] = ()
+    writers: tuple[str, ...] | None = None  # None: every writer (`writers` not configured)
+    local_writer: str = LOCAL_WRITER
 
-    def params(self) -> list[list[str]]:
-        return [list(self.workspaces), list(self.accounts), list(self.roots)]
+    def params(self) -> list[Any]:
+        """$1 workspaces, $2 accounts, $3 roots, $4 writers (NULL: all), $5 the local build's writer."""
+        writers = None if self.writers is None else list(self.writers)
+        return [list(self.workspaces), list(self.accounts), list(self.roots), writers, self.local_writer]
 
     def holds(self, kind: str, key: str) -> bool:
         return key in {"workspace": self.workspaces, "autoclaw_account": self.accounts,
@@ -115,7 +122,7 @@ class Catalog:
         return cls([tuple(r) for r in con.execute(query_sql("access_workspaces")).fetchall()],
                    [tuple(r) for r in con.execute(query_sql("access_roots")).fetchall()])
 
-    def grants(self, rights: Rights) -> Grants:
+    def grants(self, rights: Rights, local_writer: str = LOCAL_WRITER) -> Grants:
         """Workspaces by id, path, folder name or title; roots by path or kind; accounts as given."""
         ws: set[str] = set()
         for value in rights.workspaces:
@@ -128,7 +135,8 @@ class Catalog:
             p = _norm(value.strip())
             roots.update(path for path, kind in self.roots if p == _norm(path) or value.strip() == kind)
         accounts = {a.strip() for a in rights.autoclaw_accounts if a.strip()}
-        return Grants(tuple(sorted(ws)), tuple(sorted(accounts)), tuple(sorted(roots)))
+        writers = None if rights.writers is None else tuple(sorted({w.strip() for w in rights.writers if w.strip()}))
+        return Grants(tuple(sorted(ws)), tuple(sorted(accounts)), tuple(sorted(roots)), writers, local_writer)
 
 
 @dataclass(frozen=True)
@@ -175,7 +183,7 @@ class View:
 
 def materialise(cur: duckdb.DuckDBPyConnection, scope: Scope, catalog: Catalog) -> View:
     """The principal's document set as a temp table on `cur`, and the sets cards and actors are held to."""
-    grants = catalog.grants(scope.rights)
+    grants = catalog.grants(scope.rights, scope.local_writer)
     table = f"akw_allow_{scope.key}"
     cur.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS " + query_sql("access_allowed").rstrip().rstrip(";"),
                 grants.params())

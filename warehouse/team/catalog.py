@@ -24,9 +24,12 @@ from warehouse.redact import redact
 from warehouse.settings import LakeSettings
 
 ALIAS = "team_lake"
-META = f"{ALIAS}.ak_team_meta"  # key/value: lake_id (a uuid made once by `team init`)
+META = f"{ALIAS}.ak_team_meta"  # key/value: lake_id (a uuid made once by `team init`), bronze_schema
 UNITS = f"{ALIAS}.ak_team_units"  # (writer_id, source, unit_key, digest): what each writer has committed
 WRITERS = f"{ALIAS}.ak_team_writers"  # one row per writer: last commit, its snapshot, unit count
+# the shape of the bronze tables this version pushes and builds from: bump it when a bronze table's
+# columns change, so a lake of another version is refused with SOURCE_SCHEMA_UNSUPPORTED, not a failed INSERT
+BRONZE_SCHEMA = "1"
 _PASSWORD = re.compile(r"(?i)(password\s*=\s*)(\S+)")
 T = TypeVar("T")
 
@@ -142,12 +145,31 @@ def ensure_meta(con: duckdb.DuckDBPyConnection) -> str:
                     "units BIGINT, last_push_rows BIGINT, version VARCHAR)")
         if con.execute(f"SELECT count(*) FROM {META} WHERE key = 'lake_id'").fetchone()[0] == 0:
             con.execute(f"INSERT INTO {META} VALUES ('lake_id', ?)", [str(uuid.uuid4())])
+        if bronze_schema(con) is None:  # a lake made before the version was recorded is version 1
+            con.execute(f"INSERT INTO {META} VALUES ('bronze_schema', ?)", [BRONZE_SCHEMA])
 
-    if not has_table(con, "ak_team_meta") or lake_id(con) is None:
+    if not has_table(con, "ak_team_meta") or lake_id(con) is None or bronze_schema(con) is None:
         transaction(con, body)
+    check_schema(con)
     lid = lake_id(con)
     assert lid is not None
     return lid
+
+
+def bronze_schema(con: duckdb.DuckDBPyConnection) -> str | None:
+    if not has_table(con, "ak_team_meta"):
+        return None
+    row = con.execute(f"SELECT min(value) FROM {META} WHERE key = 'bronze_schema'").fetchone()
+    return row[0] if row else None
+
+
+def check_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """A lake written with another bronze schema is refused before anything is read or written."""
+    found = bronze_schema(con)
+    if found is not None and found != BRONZE_SCHEMA:
+        raise KnowledgeError(Code.SOURCE_SCHEMA_UNSUPPORTED, f"the team lake holds bronze schema {found}; this "
+                             f"version of akw reads and writes {BRONZE_SCHEMA}: run one version on every machine",
+                             lake_schema=found, schema=BRONZE_SCHEMA)
 
 
 def has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
@@ -181,4 +203,5 @@ def init(cfg: LakeSettings) -> dict[str, object]:
         lid = ensure_meta(con)
         opts = dict(con.execute(f"SELECT option_name, value FROM ducklake_options('{ALIAS}')").fetchall())
         return {"lake_id": lid, "created": not existed, "snapshot_id": current_snapshot(con),
+                "bronze_schema": bronze_schema(con),
                 "data_path": opts.get("data_path"), "writer_id": cfg.writer_id}

@@ -19,6 +19,8 @@ from warehouse.team import catalog
 
 EXPORT_FILE = "snapshot.parquet"
 STATE_TABLE = "meta__source_state"
+# bronze column -> ak_writer_scope kind (the keys ak_acl_writer maps documents by)
+SCOPE_KINDS = {"session_id": "session", "workspace_id": "workspace", "account": "account", "skill_id": "skill"}
 
 
 def _tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str]]:
@@ -50,6 +52,7 @@ def export(cfg: LakeSettings, out_root: Path, version: int | None = None) -> dic
         lake_id = catalog.lake_id(con)
         if lake_id is None:
             raise KnowledgeError(Code.NOT_READY, "the team catalog is not initialised (akw team init)")
+        catalog.check_schema(con)
         sid = resolve(con, version)
         tmp = out_root.with_name(f".{out_root.name}.tmp")
         shutil.rmtree(tmp, ignore_errors=True)
@@ -79,12 +82,13 @@ def export(cfg: LakeSettings, out_root: Path, version: int | None = None) -> dic
 
 
 def _writer_scope(con: duckdb.DuckDBPyConnection, sid: int, tables: set[str], target: Path) -> None:
-    """(writer_id, kind, id) of every session and workspace at the snapshot: `ak_writer_scope`, the ACL seam.
+    """(writer_id, kind, id) of every session, workspace, account and skill at the snapshot: `ak_writer_scope`,
+    where access control maps principals to writers (the export drops writer_id from the data rows).
 
     `tables`: the DuckLake tables that existed at the snapshot (the ones exported)."""
     cols = con.execute("SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = ? "
-                       "AND column_name IN ('session_id', 'workspace_id')", [catalog.ALIAS]).fetchall()
-    parts = [f"SELECT writer_id, '{'session' if col == 'session_id' else 'workspace'}' AS kind, {col} AS id "
+                       f"AND column_name IN ({', '.join(map(sql_text, SCOPE_KINDS))})", [catalog.ALIAS]).fetchall()
+    parts = [f"SELECT writer_id, '{SCOPE_KINDS[col]}' AS kind, CAST({col} AS VARCHAR) AS id "
              f"FROM {catalog.ALIAS}.{table} AT (VERSION => {int(sid)}) WHERE {col} IS NOT NULL"
              for table, col in sorted(cols) if table in tables and table != STATE_TABLE]
     if parts:

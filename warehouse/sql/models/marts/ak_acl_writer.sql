@@ -1,0 +1,37 @@
+-- Access control on a team lake: the writer(s) each searchable document came from (any one suffices
+-- for `access.principals.<email>.writers`; an id two writers both pushed has both). DSH and AutoClaw
+-- episodes and events: their session's writer; AutoClaw memories: their account's; code: its
+-- workspace's; skills: the skill's. Actor profiles carry no row: they follow their episodes
+-- (warehouse/sql/queries/access_allowed.sql). Empty in a local build: there every document is the
+-- local writer's (`lake.writer_id`, else `local`), resolved at query time.
+-- col: writer_id: lake.writer_id of the machine whose bronze rows the document was built from
+-- unique: doc_id, writer_id
+-- not_null: doc_id, lane, writer_id
+WITH docs AS (
+    SELECT doc_id, doc_key, lane, kind, source, session_id, account, workspace_id FROM {{ ref('ak_document') }}
+),
+scope AS (
+    SELECT writer_id, kind, id FROM {{ ref('ak_writer_scope') }}
+),
+keyed AS (
+    SELECT doc_id, lane,
+           CASE
+               WHEN lane = 'episodes' AND kind = 'memory' THEN 'account'
+               WHEN lane = 'episodes' THEN 'session'
+               WHEN lane = 'code' THEN 'workspace'
+               WHEN lane = 'skills' THEN 'skill'
+           END AS scope_kind,
+           CASE
+               WHEN lane = 'episodes' AND kind = 'memory' THEN account
+               WHEN lane = 'episodes' THEN session_id
+               WHEN lane = 'code' THEN workspace_id
+               WHEN lane = 'skills' THEN doc_key
+           END AS scope_id
+    FROM docs
+),
+written AS (
+    SELECT DISTINCT k.doc_id, k.lane, s.writer_id
+    FROM keyed k JOIN scope s ON s.kind = k.scope_kind AND s.id = k.scope_id
+)
+SELECT doc_id, lane, writer_id FROM written
+ORDER BY doc_id, writer_id
