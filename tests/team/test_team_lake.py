@@ -21,7 +21,7 @@ from team_pg import PASSWORD, Cluster
 import akw_fixtures
 from warehouse import generation
 from warehouse.api import Warehouse
-from warehouse.build import index_rev
+from warehouse.build import curation, index_rev
 from warehouse.build.reindex import _build
 from warehouse.build.team_source import LakeChoice
 from warehouse.paths import Paths
@@ -130,6 +130,7 @@ def test_two_writers_push_concurrently_and_a_third_machine_builds_the_union(
     record = {"mode": "full", "index_rev": rev, "run_id": "union", "started_at": "x"}
     _build(paths, settings, build_path, record, None, LakeChoice(paths.lake, rev))
     generation.publish(paths.generations, build_path, rev, "2026-01-01T00:00:00Z")
+    curation.run(paths)  # as every reindex ends: the trust prior both sides rank with
     w_team, w_union = Warehouse(Paths.resolve(home=reader)), Warehouse(paths, settings)
     counts = ("SELECT (SELECT count(*) FROM ak_document), (SELECT count(*) FROM ak_episode), "
               "(SELECT count(*) FROM ak_actor)")
