@@ -8,9 +8,10 @@ settings do not list has no rights: it sees nothing, and is told nothing more.
 
 `materialise` resolves a scope on one generation: its workspace names, accounts and skill roots
 become ak_acl_* keys, and the documents they grant become a temp table on the lane cursor
-(`akw_allow_<hash>`), made once per cursor and principal. The lane queries join it before
-ranking (`allow_clause`), so a forbidden document never enters scoring, fusion, actors, counts,
-snippets or why-texts. The `View` also holds the actors, episodes, sessions, chunks and skills the
+(`akw_allow_<hash>`) and a bitstring variable beside it (the same name; bit doc_id set = visible),
+made once per cursor, generation and principal's rights. The lane queries probe the bitstring
+before ranking (`allow_clause`, sql/queries/lexical_allow.sql), so a forbidden document never
+enters scoring, fusion, actors, counts, snippets or why-texts. The `View` also holds the actors, episodes, sessions, chunks and skills the
 principal sees in full, to which actor rows, skill usage, cards and dispatch are held.
 """
 
@@ -145,6 +146,7 @@ class View:
     skills: frozenset[str]
     lane_docs: dict[str, int]
     ws_nos: frozenset[int] = frozenset()  # workspaces of its documents (what its filters may name)
+    bits: str = ""  # the bitstring variable of its documents on that cursor (sql/queries/access_bits.sql)
 
     def workspaces(self, index: WorkspaceIndex) -> WorkspaceIndex:
         """The workspace filter's index cut to this principal's workspaces: another's workspace is an
@@ -153,12 +155,12 @@ class View:
                                or (r[1] is not None and r[1] in self.grants.workspaces)])
 
     def allow_clause(self) -> str:
-        """The pre-filter on ak_document alias `d`, for a lane query's trusted predicate."""
-        return f"d.doc_id IN (SELECT doc_id FROM {self.table})"
+        """The pre-filter on ak_document alias `d`, for a lane query's trusted predicate (a bit probe)."""
+        return f"get_bit(getvariable('{self.bits}'), d.doc_id::INTEGER) = 1"
 
     def hidden_clause(self) -> str:
         """Its complement: the relevant-but-hidden documents the content-free hint looks for."""
-        return f"d.doc_id NOT IN (SELECT doc_id FROM {self.table})"
+        return f"coalesce(get_bit(getvariable('{self.bits}'), d.doc_id::INTEGER), 0) = 0"
 
     def authors(self, catalog: Catalog, rights: list[tuple[str, str, str]]) -> dict[str, list[str]]:
         """source system -> the other principals holding a right of these hidden documents (sorted)."""
@@ -179,6 +181,9 @@ def materialise(cur: duckdb.DuckDBPyConnection, scope: Scope, catalog: Catalog) 
     table = f"akw_allow_{scope.key}"
     cur.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS " + query_sql("access_allowed").rstrip().rstrip(";"),
                 grants.params())
+    top = int(cur.execute(query_sql("access_max_doc")).fetchone()[0])
+    cur.execute(query_sql("access_bits").replace("{name}", table).replace("{max}", str(top))
+                .replace("{allow}", table))
     sets: dict[str, set[str]] = {}
     lane_docs: dict[str, int] = {}
     for kind, ident in cur.execute(query_sql("access_view").replace("{allow}", table)).fetchall():
@@ -189,7 +194,7 @@ def materialise(cur: duckdb.DuckDBPyConnection, scope: Scope, catalog: Catalog) 
     skills = {r[0] for r in cur.execute(query_sql("access_skills"), grants.params()).fetchall()}
     return View(scope, grants, table, frozenset(sets.get("actor", ())), frozenset(sets.get("episode", ())),
                 frozenset(sets.get("session", ())), frozenset(sets.get("chunk", ())), frozenset(skills), lane_docs,
-                frozenset(int(n) for n in sets.get("ws_no", ())))
+                frozenset(int(n) for n in sets.get("ws_no", ())), table)
 
 
 def view_on(con: duckdb.DuckDBPyConnection, scope: Scope) -> View:

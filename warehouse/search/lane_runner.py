@@ -51,7 +51,7 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
               ws: Resolved, allow: str = "") -> LaneRun:
     """Query every included lane (episodes and code are reported on even when not included);
     `ws` is the workspace filter resolved to document numbers (unused without one); `allow` names the
-    principal's document table (access.View.table; empty with access off), joined before ranking."""
+    principal's visible-document bitstring (access.View.bits; empty with access off), probed before ranking."""
     lanes = [lane for lane in LANES if lane in req.include or lane in ("episodes", "code")]
     state: dict[str, LaneState] = {}
     traces: list[TraceLane] = []

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -142,12 +143,13 @@ class SearchEngine:
         if scope is None:
             return None
         views: dict[str, View] = self._local.views
-        if scope.key not in views or views[scope.key].scope != scope:
+        view = views.get(scope.key)  # the key is the principal and its rights, not the hint/live switches
+        if view is None or view.scope.rights != scope.rights:
             with self._lock:
                 if self._catalog is None:
                     self._catalog = Catalog.read(cur)
-            views[scope.key] = materialise(cur, scope, self._catalog)
-        return views[scope.key]
+            view = views[scope.key] = materialise(cur, scope, self._catalog)
+        return view if view.scope == scope else replace(view, scope=scope)
 
     # -- the operation ------------------------------------------------------------------
     def search(self, request: dict[str, Any] | str | SearchRequest, scope: Scope | None = None) -> SearchResponse:
@@ -198,7 +200,7 @@ class SearchEngine:
         known = self._workspaces if view is None else view.workspaces(self._workspaces)
         ws = known.resolve(list(req.filters.workspaces))  # ids, paths, folder names, titles
         lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws,
-                          view.table if view is not None else "")
+                          view.bits if view is not None else "")
         hits, nominated = nominate(lanes.hits, self._profiles)
         vec = None if not self._semantic or lanes.no_source else \
             vector.run_vectors(cur, req, lanes.state, self._vec_info, self._watchdog, ws,
