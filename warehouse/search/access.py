@@ -11,8 +11,9 @@ become ak_acl_* keys, and the documents they grant become a temp table on the la
 (`akw_allow_<hash>`) and a bitstring variable beside it (the same name; bit doc_id set = visible),
 made once per cursor, generation and principal's rights. The lane queries probe the bitstring
 before ranking (`allow_clause`, sql/queries/lexical_allow.sql), so a forbidden document never
-enters scoring, fusion, actors, counts, snippets or why-texts. The `View` also holds the actors, episodes, sessions, chunks and skills the
-principal sees in full, to which actor rows, skill usage, cards and dispatch are held.
+enters scoring, fusion, actors, counts, snippets or why-texts. The `View` also holds the actors,
+episodes, sessions, chunks and skills the principal sees in full, to which actor rows, skill usage,
+cards and dispatch are held.
 """
 
 from __future__ import annotations
@@ -147,6 +148,8 @@ class View:
     lane_docs: dict[str, int]
     ws_nos: frozenset[int] = frozenset()  # workspaces of its documents (what its filters may name)
     bits: str = ""  # the bitstring variable of its documents on that cursor (sql/queries/access_bits.sql)
+    # where documents live, for the live check (guard.trim): doc_id -> access_live.sql row, skill key -> file
+    places: tuple[dict[int, Any], dict[str, str]] = field(default_factory=lambda: ({}, {}), compare=False)
 
     def workspaces(self, index: WorkspaceIndex) -> WorkspaceIndex:
         """The workspace filter's index cut to this principal's workspaces: another's workspace is an

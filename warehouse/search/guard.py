@@ -19,6 +19,7 @@ from warehouse.search.access import Catalog, View
 from warehouse.search.contract import HiddenHint, SearchResponse, Warning
 from warehouse.sqlfiles import query_sql
 
+PLACES_MAX = 20_000  # document places remembered per view (guard._places)
 TRIM_MESSAGE = "some items were not shown: their access could not be confirmed at the source (trimmed for safety)"
 
 
@@ -42,10 +43,7 @@ def trim(cur: duckdb.DuckDBPyConnection, fused: list[tuple], actor_rows: list[tu
     from warehouse.extract.live import LiveSources, skill_file_live  # the source readers, on use only
 
     live = LiveSources(*view.scope.live_roots)
-    ids = ",".join(str(int(r[1])) for r in fused)
-    where = {int(r[0]): r for r in cur.execute(query_sql("access_live").replace("{doc_ids}", ids)).fetchall()}
-    skill_keys = [r[7] for r in where.values() if r[1] == "skills"]
-    skill_path = dict(cur.execute(query_sql("access_live_skills"), [skill_keys]).fetchall()) if skill_keys else {}
+    where, skill_path = _places(cur, [int(r[1]) for r in fused], view)
 
     def confirmed(doc_id: int) -> bool:
         row = where.get(doc_id)
@@ -72,6 +70,25 @@ def trim(cur: duckdb.DuckDBPyConnection, fused: list[tuple], actor_rows: list[tu
         return fused, actor_rows, []
     standing = {r[8] for r in kept if r[0] == "episodes"}
     return kept, [a for a in actor_rows if a[0] in standing], lanes
+
+
+def _places(cur: duckdb.DuckDBPyConnection, doc_ids: list[int],
+            view: View) -> tuple[dict[int, tuple], dict[str, str]]:
+    """Where each document lives (and each skill's file), read once per view: a generation never changes,
+    so only the live answers about these places are asked anew per response."""
+    known, skills = view.places
+    need = sorted({d for d in doc_ids if d not in known})
+    if need and len(known) > PLACES_MAX:  # a long-lived server stays small
+        known.clear()
+        skills.clear()
+    if need:
+        rows = {int(r[0]): tuple(r) for r in cur.execute(
+            query_sql("access_live").replace("{doc_ids}", ",".join(str(d) for d in need))).fetchall()}
+        keys = sorted({r[7] for r in rows.values() if r[1] == "skills" and r[7] not in skills})
+        if keys:
+            skills.update(dict(cur.execute(query_sql("access_live_skills"), [keys]).fetchall()))
+        known.update({d: rows.get(d) for d in need})
+    return {d: known[d] for d in doc_ids if known.get(d) is not None}, skills
 
 
 def trim_warnings(lanes: list[str]) -> list[Warning]:

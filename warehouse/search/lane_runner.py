@@ -143,11 +143,13 @@ def hidden_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[
     one = query_template("lexical_postings")
     postings = " UNION ALL ".join(one.replace("{lane}", literals.text(ln)).replace("{term_id}", str(int(tid)))
                                   for ln in answering for _, tid, _ in rare)
-    filters = " OR ".join(f"(d.lane = {literals.text(ln)} AND ({lane_predicate(ln, req.filters, ws) or 'true'}))"
-                          for ln in answering)
+    preds = {ln: lane_predicate(ln, req.filters, ws) for ln in answering}
+    filters = " OR ".join(f"(d.lane = {literals.text(ln)} AND ({p or 'true'}))" for ln, p in preds.items()) \
+        if any(preds.values()) else "true"  # unfiltered: no join to ak_document at all
+    documents = "held AS h JOIN ak_document AS d ON d.doc_id = h.doc_id" if filters != "true" else "held AS d"
     sql = (query_template("access_hidden").replace("{postings}", postings).replace("{terms}", str(len(rare)))
-           .replace("{k}", str(int(req.limit) * len(answering))).replace("{lane_filters}", filters)
-           .replace("{hidden}", hidden))
+           .replace("{k}", str(int(req.limit) * len(answering))).replace("{documents}", documents)
+           .replace("{lane_filters}", filters).replace("{hidden}", hidden))
     try:
         with watchdog.deadline(cur, LANE_TIMEOUT_S):
             return [int(r[0]) for r in cur.execute(sql).fetchall()]
