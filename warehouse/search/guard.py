@@ -95,12 +95,12 @@ def trim_warnings(lanes: list[str]) -> list[Warning]:
     return [Warning(code=Code.ACCESS_TRIMMED.value, lane=lane, message=TRIM_MESSAGE) for lane in lanes]
 
 
-def hint(cur: duckdb.DuckDBPyConnection, doc_ids: list[int], view: View, catalog: Catalog) -> list[HiddenHint]:
-    """One entry per (source system, other principal who sees it); no title, snippet, id or count."""
-    if not doc_ids:
+def hint(held: list[bool], view: View, catalog: Catalog) -> list[HiddenHint]:
+    """One entry per (source system, other principal who sees it); no title, snippet, id or count.
+    `held`: per right of the view (View.rights), whether a relevant hidden document holds it."""
+    rights = [r for r, h in zip(view.rights, held, strict=False) if h]
+    if not rights:
         return []
-    ids = ",".join(str(int(d)) for d in doc_ids)
-    rights = [tuple(r) for r in cur.execute(query_sql("access_hint").replace("{doc_ids}", ids)).fetchall()]
     out = []
     for system, authors in sorted(view.authors(catalog, rights).items()):
         out += [HiddenHint(system=system, author_principal=a) for a in authors] or [HiddenHint(system=system)]
