@@ -28,7 +28,6 @@ from typing import Any
 import duckdb
 
 from warehouse.errors import Code, KnowledgeError
-from warehouse.literals import text
 from warehouse.search.workspaces import WorkspaceIndex
 from warehouse.settings import Rights, Settings
 from warehouse.sqlfiles import query_sql
@@ -151,8 +150,8 @@ class View:
     bits: str = ""  # the bitstring variable of its documents on that cursor (sql/queries/access_bits.sql)
     # where documents live, for the live check (guard.trim): doc_id -> access_live.sql row, skill key -> file
     places: tuple[dict[int, Any], dict[str, str]] = field(default_factory=lambda: ({}, {}), compare=False)
-    # every right of the generation, in order; right i's documents are the bitstring `{bits}_r{i}`
-    rights: tuple[tuple[str, str, str], ...] = ()
+    # every right of the generation (source, grant kind, grant key) with its documents' bits (bit n = doc_id n)
+    rights: tuple[tuple[tuple[str, str, str], bytes], ...] = ()
 
     def workspaces(self, index: WorkspaceIndex) -> WorkspaceIndex:
         """The workspace filter's index cut to this principal's workspaces: another's workspace is an
@@ -168,10 +167,10 @@ class View:
         """Its complement: the relevant-but-hidden documents the content-free hint looks for."""
         return f"coalesce(get_bit(getvariable('{self.bits}'), d.doc_id::INTEGER), 0) = 0"
 
-    def rights_probes(self) -> str:
-        """One `bool_or` per right over the hidden documents (alias-free `doc_id`; access_hidden.sql)."""
-        return ", ".join(f"bool_or(get_bit(getvariable('{self.bits}_r{i}'), doc_id::INTEGER) = 1)"
-                         for i in range(len(self.rights))) or "NULL"
+    def rights_of(self, doc_ids: list[int]) -> list[tuple[str, str, str]]:
+        """The rights (source, grant kind, grant key) any of `doc_ids` holds, as access_rights.sql orders them."""
+        return [r for r, bits in self.rights
+                if any(0 <= d < len(bits) * 8 and bits[d >> 3] >> (7 - (d & 7)) & 1 for d in doc_ids)]
 
     def authors(self, catalog: Catalog, rights: list[tuple[str, str, str]]) -> dict[str, list[str]]:
         """source system -> the other principals holding a right of these hidden documents (sorted)."""
@@ -195,10 +194,8 @@ def materialise(cur: duckdb.DuckDBPyConnection, scope: Scope, catalog: Catalog) 
     top = int(cur.execute(query_sql("access_max_doc")).fetchone()[0])
     cur.execute(query_sql("access_bits").replace("{name}", table).replace("{max}", str(top))
                 .replace("{allow}", table))
-    rights = tuple((str(a), str(b), str(c)) for a, b, c in cur.execute(query_sql("access_rights")).fetchall())
-    for i, (source, kind, key) in enumerate(rights):
-        cur.execute(query_sql("access_right_bits").replace("{max}", str(top)).replace("{name}", f"{table}_r{i}")
-                    .replace("{source}", text(source)).replace("{kind}", text(kind)).replace("{key}", text(key)))
+    rights = tuple(((str(a), str(b), str(c)), _bytes(bits)) for a, b, c, bits
+                   in cur.execute(query_sql("access_rights").replace("{max}", str(top))).fetchall())
     sets: dict[str, set[str]] = {}
     lane_docs: dict[str, int] = {}
     for kind, ident in cur.execute(query_sql("access_view").replace("{allow}", table)).fetchall():
@@ -210,6 +207,14 @@ def materialise(cur: duckdb.DuckDBPyConnection, scope: Scope, catalog: Catalog) 
     return View(scope, grants, table, frozenset(sets.get("actor", ())), frozenset(sets.get("episode", ())),
                 frozenset(sets.get("session", ())), frozenset(sets.get("chunk", ())), frozenset(skills), lane_docs,
                 frozenset(int(n) for n in sets.get("ws_no", ())), table, rights=rights)
+
+
+def _bytes(bits: str | None) -> bytes:
+    """A DuckDB BIT as text ('0110…', bit 0 first) -> bytes, bit n at byte n >> 3, mask 0x80 >> (n & 7)."""
+    if not bits:
+        return b""
+    padded = bits + "0" * (-len(bits) % 8)
+    return int(padded, 2).to_bytes(len(padded) // 8, "big")
 
 
 def view_on(con: duckdb.DuckDBPyConnection, scope: Scope) -> View:

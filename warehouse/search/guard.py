@@ -95,10 +95,10 @@ def trim_warnings(lanes: list[str]) -> list[Warning]:
     return [Warning(code=Code.ACCESS_TRIMMED.value, lane=lane, message=TRIM_MESSAGE) for lane in lanes]
 
 
-def hint(held: list[bool], view: View, catalog: Catalog) -> list[HiddenHint]:
+def hint(doc_ids: list[int], view: View, catalog: Catalog) -> list[HiddenHint]:
     """One entry per (source system, other principal who sees it); no title, snippet, id or count.
-    `held`: per right of the view (View.rights), whether a relevant hidden document holds it."""
-    rights = [r for r, h in zip(view.rights, held, strict=False) if h]
+    `doc_ids`: the relevant hidden documents (lane_runner.hidden_hits); only the rights they hold are used."""
+    rights = view.rights_of(doc_ids) if doc_ids else []
     if not rights:
         return []
     out = []

@@ -129,13 +129,12 @@ HINT_TERMS = 2  # the hidden hint looks for the query's rarest terms only: short
 
 
 def hidden_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],
-                watchdog: Watchdog, ws: Resolved, hidden: str, probes: str, lanes: LaneRun) -> list[bool]:
-    """Which rights hold a document the principal may not see that bears on the query, for the content-free
-    hint only (such documents never reach fusion or the response): in an answering lane, under the
-    request's filters, holding the query's `HINT_TERMS` most specific (rarest) known terms — what makes
-    them relevant, read off their shortest postings — and `probes` (access.View.rights_probes) says which
-    rights they hold, all in one statement (sql/queries/access_hidden.sql). A failed or slow query gives
-    no hint (the hint is optional, never a reason to fail)."""
+                watchdog: Watchdog, ws: Resolved, hidden: str, lanes: LaneRun) -> list[int]:
+    """Documents the principal may not see that bear on the query, for the content-free hint only (they
+    never reach fusion or the response): in an answering lane, under the request's filters, holding the
+    query's `HINT_TERMS` most specific (rarest) known terms — what makes them relevant, read off their
+    shortest postings in one statement for all lanes (sql/queries/access_hidden.sql). A failed or slow
+    query gives no hint (the hint is optional, never a reason to fail)."""
     rare = sorted(sorted(found, key=lambda r: (r[2], r[1]))[:HINT_TERMS], key=lambda r: r[1])
     answering = [ln for ln in req.include if not lanes.state.get(ln, {}).get("unavailable")
                  and not lanes.state.get(ln, {}).get("degraded")]
@@ -150,11 +149,10 @@ def hidden_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[
     documents = "held AS h JOIN ak_document AS d ON d.doc_id = h.doc_id" if filters != "true" else "held AS d"
     sql = (query_template("access_hidden").replace("{postings}", postings).replace("{terms}", str(len(rare)))
            .replace("{k}", str(int(req.limit) * len(answering))).replace("{documents}", documents)
-           .replace("{probes}", probes).replace("{lane_filters}", filters).replace("{hidden}", hidden))
+           .replace("{lane_filters}", filters).replace("{hidden}", hidden))
     try:
         with watchdog.deadline(cur, LANE_TIMEOUT_S):
-            row = cur.execute(sql).fetchone()
-        return [bool(v) for v in row] if row else []
+            return [int(r[0]) for r in cur.execute(sql).fetchall()]
     except (duckdb.BinderException, duckdb.CatalogException):
         raise
     except duckdb.Error:

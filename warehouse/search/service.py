@@ -229,9 +229,8 @@ class SearchEngine:
             resp = guard.hold_usage(resp, view)
             resp.warnings.extend(guard.trim_warnings(trimmed))
             if view.scope.hints and not lanes.no_source and self._catalog is not None:
-                held = hidden_hits(cur, req, exp.found, self._watchdog, ws, view.hidden_clause(),
-                                   view.rights_probes(), lanes)
-                resp.hidden = guard.hint(held, view, self._catalog) or None
+                hidden = hidden_hits(cur, req, exp.found, self._watchdog, ws, view.hidden_clause(), lanes)
+                resp.hidden = guard.hint(hidden, view, self._catalog) or None
         resp = apply_budget(resp, req.budget.max_tokens)
         for tr in lanes.traces:
             tr.items = len(getattr(resp.lanes, tr.lane).items) if getattr(resp.lanes, tr.lane) is not None else 0
