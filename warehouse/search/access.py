@@ -148,6 +148,7 @@ class View:
     lane_docs: dict[str, int]
     ws_nos: frozenset[int] = frozenset()  # workspaces of its documents (what its filters may name)
     bits: str = ""  # the bitstring variable of its documents on that cursor (sql/queries/access_bits.sql)
+    allowed: str | None = field(default=None, repr=False)  # that bitstring as text (other cursors: hint_worker)
     # where documents live, for the live check (guard.trim): doc_id -> access_live.sql row, skill key -> file
     places: tuple[dict[int, Any], dict[str, str]] = field(default_factory=lambda: ({}, {}), compare=False)
     # every right of the generation (source, grant kind, grant key) with its documents' bits (bit n = doc_id n)
@@ -194,6 +195,7 @@ def materialise(cur: duckdb.DuckDBPyConnection, scope: Scope, catalog: Catalog) 
     top = int(cur.execute(query_sql("access_max_doc")).fetchone()[0])
     cur.execute(query_sql("access_bits").replace("{name}", table).replace("{max}", str(top))
                 .replace("{allow}", table))
+    allowed = cur.execute(query_sql("access_bits_text").replace("{name}", table)).fetchone()[0]
     rights = tuple(((str(a), str(b), str(c)), _bytes(bits)) for a, b, c, bits
                    in cur.execute(query_sql("access_rights").replace("{max}", str(top))).fetchall())
     sets: dict[str, set[str]] = {}
@@ -206,7 +208,7 @@ def materialise(cur: duckdb.DuckDBPyConnection, scope: Scope, catalog: Catalog) 
     skills = {r[0] for r in cur.execute(query_sql("access_skills"), grants.params()).fetchall()}
     return View(scope, grants, table, frozenset(sets.get("actor", ())), frozenset(sets.get("episode", ())),
                 frozenset(sets.get("session", ())), frozenset(sets.get("chunk", ())), frozenset(skills), lane_docs,
-                frozenset(int(n) for n in sets.get("ws_no", ())), table, rights=rights)
+                frozenset(int(n) for n in sets.get("ws_no", ())), table, allowed, rights=rights)
 
 
 def _bytes(bits: str | None) -> bytes:

@@ -34,6 +34,7 @@ from warehouse.search.budget import apply_budget
 from warehouse.search.contract import SearchRequest, SearchResponse, Trace, TraceLane, parse_request
 from warehouse.search.feedback_scores import FeedbackScores
 from warehouse.search.fusion import RRF_K, fuse, nominate, read_newest, read_profiles
+from warehouse.search.hint_worker import HintWorker
 from warehouse.search.lane_runner import hidden_hits, run_lanes
 from warehouse.search.lane_status import LaneInfo, read_lane_info
 from warehouse.search.messages import msg
@@ -71,6 +72,7 @@ class SearchEngine:
         self._terms = TermCache()  # query chunk -> terms, term -> vocabulary entry, of the open generation
         self._catalog: Catalog | None = None  # the ACL names of the open generation (read when access is on)
         self._local = threading.local()  # one prepared search session (cursor) per thread
+        self._hint_worker = HintWorker()  # the hidden hint's query, on cursors of its own
         self._watchdog = Watchdog()  # interrupts a lane query past LANE_TIMEOUT_S
         keep_heap_warm()
         self._cache = ResponseCache(cache_size)
@@ -201,6 +203,11 @@ class SearchEngine:
         ws = known.resolve(list(req.filters.workspaces))  # ids, paths, folder names, titles
         lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws,
                           view.bits if view is not None else "")
+        hint = None  # the hidden hint's query runs beside fusion and the live check (hint_worker.py)
+        if view is not None and view.scope.hints and not lanes.no_source:
+            snap = lanes._replace(state={k: dict(v) for k, v in lanes.state.items()})
+            hint = self._hint_worker.start(self._local.con, gen.path, view, lambda c: hidden_hits(
+                c, req, exp.found, self._watchdog, ws, view.hidden_clause(), snap))
         hits, nominated = nominate(lanes.hits, self._profiles)
         vec = None if not self._semantic or lanes.no_source else \
             vector.run_vectors(cur, req, lanes.state, self._vec_info, self._watchdog, ws,
@@ -228,9 +235,8 @@ class SearchEngine:
         if view is not None:
             resp = guard.hold_usage(resp, view)
             resp.warnings.extend(guard.trim_warnings(trimmed))
-            if view.scope.hints and not lanes.no_source and self._catalog is not None:
-                hidden = hidden_hits(cur, req, exp.found, self._watchdog, ws, view.hidden_clause(), lanes)
-                resp.hidden = guard.hint(hidden, view, self._catalog) or None
+            if hint is not None and self._catalog is not None:
+                resp.hidden = guard.hint(hint.result(), view, self._catalog) or None
         resp = apply_budget(resp, req.budget.max_tokens)
         for tr in lanes.traces:
             tr.items = len(getattr(resp.lanes, tr.lane).items) if getattr(resp.lanes, tr.lane) is not None else 0
