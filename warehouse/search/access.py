@@ -149,16 +149,23 @@ class View:
     ws_nos: frozenset[int] = frozenset()  # workspaces of its documents (what its filters may name)
     bits: str = ""  # the bitstring variable of its documents on that cursor (sql/queries/access_bits.sql)
     allowed: str | None = field(default=None, repr=False)  # that bitstring as text (other cursors: hint_worker)
-    # where documents live, for the live check (guard.trim): doc_id -> access_live.sql row, skill key -> file
-    places: tuple[dict[int, Any], dict[str, str]] = field(default_factory=lambda: ({}, {}), compare=False)
+    # per-view memos: where documents live, for the live check (guard.trim: doc_id -> access_live.sql row,
+    # skill key -> file), and the cut workspace index (`workspaces`)
+    places: tuple[dict[int, Any], dict[str, str], dict[int, Any]] = field(
+        default_factory=lambda: ({}, {}, {}), compare=False, repr=False)
     # every right of the generation (source, grant kind, grant key) with its documents' bits (bit n = doc_id n)
     rights: tuple[tuple[tuple[str, str, str], bytes], ...] = ()
 
     def workspaces(self, index: WorkspaceIndex) -> WorkspaceIndex:
         """The workspace filter's index cut to this principal's workspaces: another's workspace is an
         unknown name to it (warned as such), and the warning's hint lists only its own."""
-        return WorkspaceIndex([r for r in index.rows if (r[0] is not None and r[0] in self.ws_nos)
-                               or (r[1] is not None and r[1] in self.grants.workspaces)])
+        memo = self.places[2]  # the index is fixed per generation, as this view is: cut it once
+        if id(index) not in memo:
+            memo.clear()
+            rows = [r for r in index.rows if (r[0] is not None and r[0] in self.ws_nos)
+                    or (r[1] is not None and r[1] in self.grants.workspaces)]
+            memo[id(index)] = (index, WorkspaceIndex(rows))  # the index itself kept: its id stays unique
+        return memo[id(index)][1]
 
     def allow_clause(self) -> str:
         """The pre-filter on ak_document alias `d`, for a lane query's trusted predicate (a bit probe)."""

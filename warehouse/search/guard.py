@@ -76,7 +76,7 @@ def _places(cur: duckdb.DuckDBPyConnection, doc_ids: list[int],
             view: View) -> tuple[dict[int, tuple], dict[str, str]]:
     """Where each document lives (and each skill's file), read once per view: a generation never changes,
     so only the live answers about these places are asked anew per response."""
-    known, skills = view.places
+    known, skills, _ = view.places
     need = sorted({d for d in doc_ids if d not in known})
     if need and len(known) > PLACES_MAX:  # a long-lived server stays small
         known.clear()

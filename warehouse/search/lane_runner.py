@@ -129,15 +129,17 @@ HINT_TERMS = 2  # the hidden hint looks for the query's rarest terms only: short
 
 
 def hidden_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],
-                watchdog: Watchdog, ws: Resolved, hidden: str, lanes: LaneRun) -> list[int]:
+                watchdog: Watchdog, ws: Resolved, hidden: str, lanes: LaneRun,
+                seen_all: frozenset[str] = frozenset()) -> list[int]:
     """Documents the principal may not see that bear on the query, for the content-free hint only (they
     never reach fusion or the response): in an answering lane, under the request's filters, holding the
     query's `HINT_TERMS` most specific (rarest) known terms — what makes them relevant, read off their
     shortest postings in one statement for all lanes (sql/queries/access_hidden.sql). A failed or slow
-    query gives no hint (the hint is optional, never a reason to fail)."""
+    query gives no hint (the hint is optional, never a reason to fail). A lane in `seen_all` (the
+    principal sees every document of it) hides nothing and is not read."""
     rare = sorted(sorted(found, key=lambda r: (r[2], r[1]))[:HINT_TERMS], key=lambda r: r[1])
     answering = [ln for ln in req.include if not lanes.state.get(ln, {}).get("unavailable")
-                 and not lanes.state.get(ln, {}).get("degraded")]
+                 and not lanes.state.get(ln, {}).get("degraded") and ln not in seen_all]
     if not rare or not answering:
         return []
     one = query_template("lexical_postings")

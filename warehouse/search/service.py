@@ -130,6 +130,11 @@ class SearchEngine:
             local.uses += 1
             return local.cur, self._gen
 
+    @property
+    def cache_hits(self) -> int:
+        """Searches answered from the response cache since this engine started."""
+        return self._cache.hits
+
     def feedback_changed(self) -> None:
         """This process recorded feedback: the next search re-reads the scores (no need to wait CHECK_S)."""
         self._feedback.invalidate()
@@ -206,8 +211,9 @@ class SearchEngine:
         hint = None  # the hidden hint's query runs beside fusion and the live check (hint_worker.py)
         if view is not None and view.scope.hints and not lanes.no_source:
             snap = lanes._replace(state={k: dict(v) for k, v in lanes.state.items()})
+            seen_all = frozenset(ln for ln, st in snap.state.items() if view.lane_docs.get(ln, 0) >= st["docs"])
             hint = self._hint_worker.start(self._local.con, gen.path, view, lambda c: hidden_hits(
-                c, req, exp.found, self._watchdog, ws, view.hidden_clause(), snap))
+                c, req, exp.found, self._watchdog, ws, view.hidden_clause(), snap, seen_all))
         hits, nominated = nominate(lanes.hits, self._profiles)
         vec = None if not self._semantic or lanes.no_source else \
             vector.run_vectors(cur, req, lanes.state, self._vec_info, self._watchdog, ws,
