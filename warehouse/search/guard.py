@@ -12,6 +12,10 @@
 
 from __future__ import annotations
 
+import contextlib
+from concurrent.futures import Future
+from typing import Any
+
 import duckdb
 
 from warehouse.errors import Code
@@ -89,6 +93,18 @@ def _places(cur: duckdb.DuckDBPyConnection, doc_ids: list[int],
             skills.update(dict(cur.execute(query_sql("access_live_skills"), [keys]).fetchall()))
         known.update({d: rows.get(d) for d in need})
     return {d: known[d] for d in doc_ids if known.get(d) is not None}, skills
+
+
+def prefetch(cur: duckdb.DuckDBPyConnection, doc_ids: list[int], view: View) -> None:
+    """Read the places of a search's lane candidates into the view (on the hint worker, beside fusion);
+    `trim` then finds most final items there and reads only the rest (vector-only hits, say)."""
+    _places(cur, doc_ids, view)
+
+
+def settle(job: Future[Any]) -> None:
+    """Wait for a `prefetch`; a failed one only means `trim` reads the places itself."""
+    with contextlib.suppress(duckdb.Error):
+        job.result()
 
 
 def trim_warnings(lanes: list[str]) -> list[Warning]:

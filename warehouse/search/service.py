@@ -214,6 +214,10 @@ class SearchEngine:
             seen_all = frozenset(ln for ln, st in snap.state.items() if view.lane_docs.get(ln, 0) >= st["docs"])
             hint = self._hint_worker.start(self._local.con, gen.path, view, lambda c: hidden_hits(
                 c, req, exp.found, self._watchdog, ws, view.hidden_clause(), snap, seen_all))
+        places = None  # where the candidates live, read beside fusion for the live check (guard.trim)
+        if view is not None and view.scope.live_roots is not None and lanes.hits:
+            ids = [d for ln, d, _, _ in lanes.hits if ln in ("episodes", "code", "skills")]
+            places = self._hint_worker.start(self._local.con, gen.path, view, lambda c: guard.prefetch(c, ids, view))
         hits, nominated = nominate(lanes.hits, self._profiles)
         vec = None if not self._semantic or lanes.no_source else \
             vector.run_vectors(cur, req, lanes.state, self._vec_info, self._watchdog, ws,
@@ -227,6 +231,8 @@ class SearchEngine:
         trimmed: list[str] = []
         if view is not None:  # actors seen in full only; then the live check of the final items
             actor_rows = guard.hold_actors(actor_rows, view)
+            if places is not None:
+                guard.settle(places)
             fused, actor_rows, trimmed = guard.trim(cur, fused, actor_rows, view)
             for lane, st in lanes.state.items():  # counts say what this principal can see, nothing more
                 st["docs"] = view.lane_docs.get(lane, 0)
