@@ -193,18 +193,21 @@ class View:
         return {s: sorted(v) for s, v in out.items()}
 
 
-def materialise(cur: duckdb.DuckDBPyConnection, scope: Scope, catalog: Catalog) -> View:
-    """The principal's document set as a temp table on `cur`, and the sets cards and actors are held to."""
+def materialise(cur: duckdb.DuckDBPyConnection, scope: Scope, catalog: Catalog, for_search: bool = True) -> View:
+    """The principal's document set as a temp table on `cur`, and the sets cards and actors are held to;
+    `for_search` adds what only search probes (the bitstrings of its documents and of every right)."""
     grants = catalog.grants(scope.rights)
     table = f"akw_allow_{scope.key}"
     cur.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS " + query_sql("access_allowed").rstrip().rstrip(";"),
                 grants.params())
-    top = int(cur.execute(query_sql("access_max_doc")).fetchone()[0])
-    cur.execute(query_sql("access_bits").replace("{name}", table).replace("{max}", str(top))
-                .replace("{allow}", table))
-    allowed = cur.execute(query_sql("access_bits_text").replace("{name}", table)).fetchone()[0]
-    rights = tuple(((str(a), str(b), str(c)), _bytes(bits)) for a, b, c, bits
-                   in cur.execute(query_sql("access_rights").replace("{max}", str(top))).fetchall())
+    allowed, rights = None, ()
+    if for_search:
+        top = int(cur.execute(query_sql("access_max_doc")).fetchone()[0])
+        cur.execute(query_sql("access_bits").replace("{name}", table).replace("{max}", str(top))
+                    .replace("{allow}", table))
+        allowed = cur.execute(query_sql("access_bits_text").replace("{name}", table)).fetchone()[0]
+        rights = tuple(((str(a), str(b), str(c)), _bytes(bits)) for a, b, c, bits
+                       in cur.execute(query_sql("access_rights").replace("{max}", str(top))).fetchall())
     sets: dict[str, set[str]] = {}
     lane_docs: dict[str, int] = {}
     for kind, ident in cur.execute(query_sql("access_view").replace("{allow}", table)).fetchall():
@@ -227,8 +230,8 @@ def _bytes(bits: str | None) -> bytes:
 
 
 def view_on(con: duckdb.DuckDBPyConnection, scope: Scope) -> View:
-    """A one-off view on a connection of its own (cards, dispatch)."""
-    return materialise(con, scope, Catalog.read(con))
+    """A one-off view on a connection of its own (cards, dispatch: no bitstrings, they run no lane query)."""
+    return materialise(con, scope, Catalog.read(con), for_search=False)
 
 
 # the card and dispatch keys whose values must all be visible, and the View set each is checked in
