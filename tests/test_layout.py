@@ -18,7 +18,7 @@ PACKAGE = ROOT / "warehouse"
 STAGES: list[tuple[str, tuple[str, ...]]] = [
     ("ground", ("warehouse", "warehouse.paths", "warehouse.settings", "warehouse.errors", "warehouse.redact",
                 "warehouse.db", "warehouse.literals", "warehouse.sqlfiles", "warehouse.tokenizer", "warehouse.proc",
-                "warehouse.embed", "warehouse.source_roots", "warehouse.clock")),
+                "warehouse.embed", "warehouse.source_roots", "warehouse.clock", "warehouse.background")),
     ("records", ("warehouse.lake", "warehouse.state", "warehouse.generation", "warehouse.runs",
                  "warehouse.schedule", "warehouse.status", "warehouse.outbox", "warehouse.feedback",
                  "warehouse.spill", "warehouse.query", "warehouse.tombstones",

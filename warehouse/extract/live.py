@@ -8,8 +8,10 @@ cannot be checked (file gone, unreadable, locked, corrupt, slow) is `False`: the
 the item (fail closed). Read-only like every extractor; nothing here writes or creates a file.
 
 Live, yet cheap: the registry and each account's session list are re-read only when their files'
-stat (inode, size, mtime, ctime — a replaced, rewritten or chmod-ed file changes one) differs from
-the last read, so a response pays a few `stat` calls, not a JSON parse and a database open.
+stat (inode, size, mtime, ctime, mode — a replaced, rewritten or chmod-ed file changes one; a -wal or
+-shm side file without its ctime, which a reader's own open changes) differs from the last read, so a
+response pays a few `stat` calls, not a JSON parse and a database open; a workspace folder is checked
+once per response however many of its items it holds.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ def _stat(path: str) -> tuple[int, ...] | None:
         st = os.stat(path)
     except OSError:
         return None
+    if path.endswith(("-wal", "-shm")):  # a reader's own open touches their ctime: every read would miss
+        return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode)
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
 
 
@@ -61,6 +65,7 @@ class LiveSources:
     _registry: dict[str, set[str]] | None = None  # workspace id -> sessions it lists (None: not read yet)
     _ws_paths: dict[str, str] = field(default_factory=dict)
     _sessions: dict[str, dict[str, bool] | None] = field(default_factory=dict)  # account -> session -> deleted
+    _ws_live: dict[str, bool] = field(default_factory=dict)  # workspace id -> its folder is there
 
     def _read_registry(self) -> dict[str, set[str]]:
         if self._registry is None:
@@ -70,11 +75,14 @@ class LiveSources:
         return self._registry
 
     def workspace_live(self, workspace_id: str | None) -> bool:
-        """The registry still has the workspace and its folder is still there."""
+        """The registry still has the workspace and its folder is still there (asked once per response)."""
         if not workspace_id or workspace_id not in self._read_registry():
             return False
-        path = self._ws_paths.get(workspace_id)
-        return bool(path) and os.path.isdir(path) and os.access(path, os.R_OK | os.X_OK)
+        if workspace_id not in self._ws_live:
+            path = self._ws_paths.get(workspace_id)
+            self._ws_live[workspace_id] = bool(path) and os.path.isdir(path or "") and \
+                os.access(path or "", os.R_OK | os.X_OK)
+        return self._ws_live[workspace_id]
 
     def dsh_session_live(self, workspace_id: str | None, session_id: str | None) -> bool:
         return bool(session_id) and self.workspace_live(workspace_id) and \

@@ -8,10 +8,12 @@ settings do not list has no rights: it sees nothing, and is told nothing more.
 
 `materialise` resolves a scope on one generation: its workspace names, accounts and skill roots
 become ak_acl_* keys, and the documents they grant become a temp table on the lane cursor
-(`akw_allow_<hash>`), made once per cursor and principal. The lane queries join it before
-ranking (`allow_clause`), so a forbidden document never enters scoring, fusion, actors, counts,
-snippets or why-texts. The `View` also holds the actors, episodes, sessions, chunks and skills the
-principal sees in full, to which actor rows, skill usage, cards and dispatch are held.
+(`akw_allow_<hash>`) and a bitstring variable beside it (the same name; bit doc_id set = visible),
+made once per cursor, generation and principal's rights. The lane queries probe the bitstring
+before ranking (`allow_clause`, sql/queries/lexical_allow.sql), so a forbidden document never
+enters scoring, fusion, actors, counts, snippets or why-texts. The `View` also holds the actors,
+episodes, sessions, chunks and skills the principal sees in full, to which actor rows, skill usage,
+cards and dispatch are held.
 """
 
 from __future__ import annotations
@@ -153,20 +155,38 @@ class View:
     skills: frozenset[str]
     lane_docs: dict[str, int]
     ws_nos: frozenset[int] = frozenset()  # workspaces of its documents (what its filters may name)
+    bits: str = ""  # the bitstring variable of its documents on that cursor (sql/queries/access_bits.sql)
+    allowed: str | None = field(default=None, repr=False)  # that bitstring as text (other cursors: hint_worker)
+    # per-view memos: where documents live, for the live check (guard.trim: doc_id -> access_live.sql row,
+    # skill key -> file), and the cut workspace index (`workspaces`)
+    places: tuple[dict[int, Any], dict[str, str], dict[int, Any]] = field(
+        default_factory=lambda: ({}, {}, {}), compare=False, repr=False)
+    # every right of the generation (source, grant kind, grant key) with its documents' bits (bit n = doc_id n)
+    rights: tuple[tuple[tuple[str, str, str], bytes], ...] = ()
 
     def workspaces(self, index: WorkspaceIndex) -> WorkspaceIndex:
         """The workspace filter's index cut to this principal's workspaces: another's workspace is an
         unknown name to it (warned as such), and the warning's hint lists only its own."""
-        return WorkspaceIndex([r for r in index.rows if (r[0] is not None and r[0] in self.ws_nos)
-                               or (r[1] is not None and r[1] in self.grants.workspaces)])
+        memo = self.places[2]  # the index is fixed per generation, as this view is: cut it once
+        if id(index) not in memo:
+            memo.clear()
+            rows = [r for r in index.rows if (r[0] is not None and r[0] in self.ws_nos)
+                    or (r[1] is not None and r[1] in self.grants.workspaces)]
+            memo[id(index)] = (index, WorkspaceIndex(rows))  # the index itself kept: its id stays unique
+        return memo[id(index)][1]
 
     def allow_clause(self) -> str:
-        """The pre-filter on ak_document alias `d`, for a lane query's trusted predicate."""
-        return f"d.doc_id IN (SELECT doc_id FROM {self.table})"
+        """The pre-filter on ak_document alias `d`, for a lane query's trusted predicate (a bit probe)."""
+        return f"get_bit(getvariable('{self.bits}'), d.doc_id::INTEGER) = 1"
 
     def hidden_clause(self) -> str:
         """Its complement: the relevant-but-hidden documents the content-free hint looks for."""
-        return f"d.doc_id NOT IN (SELECT doc_id FROM {self.table})"
+        return f"coalesce(get_bit(getvariable('{self.bits}'), d.doc_id::INTEGER), 0) = 0"
+
+    def rights_of(self, doc_ids: list[int]) -> list[tuple[str, str, str]]:
+        """The rights (source, grant kind, grant key) any of `doc_ids` holds, as access_rights.sql orders them."""
+        return [r for r, bits in self.rights
+                if any(0 <= d < len(bits) * 8 and bits[d >> 3] >> (7 - (d & 7)) & 1 for d in doc_ids)]
 
     def authors(self, catalog: Catalog, rights: list[tuple[str, str, str]]) -> dict[str, list[str]]:
         """source system -> the other principals holding a right of these hidden documents (sorted)."""
@@ -181,12 +201,21 @@ class View:
         return {s: sorted(v) for s, v in out.items()}
 
 
-def materialise(cur: duckdb.DuckDBPyConnection, scope: Scope, catalog: Catalog) -> View:
-    """The principal's document set as a temp table on `cur`, and the sets cards and actors are held to."""
+def materialise(cur: duckdb.DuckDBPyConnection, scope: Scope, catalog: Catalog, for_search: bool = True) -> View:
+    """The principal's document set as a temp table on `cur`, and the sets cards and actors are held to;
+    `for_search` adds what only search probes (the bitstrings of its documents and of every right)."""
     grants = catalog.grants(scope.rights, scope.local_writer)
     table = f"akw_allow_{scope.key}"
     cur.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS " + query_sql("access_allowed").rstrip().rstrip(";"),
                 grants.params())
+    allowed, rights = None, ()
+    if for_search:
+        top = int(cur.execute(query_sql("access_max_doc")).fetchone()[0])
+        cur.execute(query_sql("access_bits").replace("{name}", table).replace("{max}", str(top))
+                    .replace("{allow}", table))
+        allowed = cur.execute(query_sql("access_bits_text").replace("{name}", table)).fetchone()[0]
+        rights = tuple(((str(a), str(b), str(c)), _bytes(bits)) for a, b, c, bits
+                       in cur.execute(query_sql("access_rights").replace("{max}", str(top))).fetchall())
     sets: dict[str, set[str]] = {}
     lane_docs: dict[str, int] = {}
     for kind, ident in cur.execute(query_sql("access_view").replace("{allow}", table)).fetchall():
@@ -197,12 +226,20 @@ def materialise(cur: duckdb.DuckDBPyConnection, scope: Scope, catalog: Catalog) 
     skills = {r[0] for r in cur.execute(query_sql("access_skills"), grants.params()).fetchall()}
     return View(scope, grants, table, frozenset(sets.get("actor", ())), frozenset(sets.get("episode", ())),
                 frozenset(sets.get("session", ())), frozenset(sets.get("chunk", ())), frozenset(skills), lane_docs,
-                frozenset(int(n) for n in sets.get("ws_no", ())))
+                frozenset(int(n) for n in sets.get("ws_no", ())), table, allowed, rights=rights)
+
+
+def _bytes(bits: str | None) -> bytes:
+    """A DuckDB BIT as text ('0110…', bit 0 first) -> bytes, bit n at byte n >> 3, mask 0x80 >> (n & 7)."""
+    if not bits:
+        return b""
+    padded = bits + "0" * (-len(bits) % 8)
+    return int(padded, 2).to_bytes(len(padded) // 8, "big")
 
 
 def view_on(con: duckdb.DuckDBPyConnection, scope: Scope) -> View:
-    """A one-off view on a connection of its own (cards, dispatch)."""
-    return materialise(con, scope, Catalog.read(con))
+    """A one-off view on a connection of its own (cards, dispatch: no bitstrings, they run no lane query)."""
+    return materialise(con, scope, Catalog.read(con), for_search=False)
 
 
 # the card and dispatch keys whose values must all be visible, and the View set each is checked in

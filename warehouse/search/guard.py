@@ -12,6 +12,10 @@
 
 from __future__ import annotations
 
+import contextlib
+from concurrent.futures import Future
+from typing import Any
+
 import duckdb
 
 from warehouse.errors import Code
@@ -19,6 +23,7 @@ from warehouse.search.access import Catalog, View
 from warehouse.search.contract import HiddenHint, SearchResponse, Warning
 from warehouse.sqlfiles import query_sql
 
+PLACES_MAX = 20_000  # document places remembered per view (guard._places)
 TRIM_MESSAGE = "some items were not shown: their access could not be confirmed at the source (trimmed for safety)"
 
 
@@ -42,10 +47,7 @@ def trim(cur: duckdb.DuckDBPyConnection, fused: list[tuple], actor_rows: list[tu
     from warehouse.extract.live import LiveSources, skill_file_live  # the source readers, on use only
 
     live = LiveSources(*view.scope.live_roots)
-    ids = ",".join(str(int(r[1])) for r in fused)
-    where = {int(r[0]): r for r in cur.execute(query_sql("access_live").replace("{doc_ids}", ids)).fetchall()}
-    skill_keys = [r[7] for r in where.values() if r[1] == "skills"]
-    skill_path = dict(cur.execute(query_sql("access_live_skills"), [skill_keys]).fetchall()) if skill_keys else {}
+    where, skill_path = _places(cur, [int(r[1]) for r in fused], view)
 
     def confirmed(doc_id: int) -> bool:
         row = where.get(doc_id)
@@ -74,16 +76,47 @@ def trim(cur: duckdb.DuckDBPyConnection, fused: list[tuple], actor_rows: list[tu
     return kept, [a for a in actor_rows if a[0] in standing], lanes
 
 
+def _places(cur: duckdb.DuckDBPyConnection, doc_ids: list[int],
+            view: View) -> tuple[dict[int, tuple], dict[str, str]]:
+    """Where each document lives (and each skill's file), read once per view: a generation never changes,
+    so only the live answers about these places are asked anew per response."""
+    known, skills, _ = view.places
+    need = sorted({d for d in doc_ids if d not in known})
+    if need and len(known) > PLACES_MAX:  # a long-lived server stays small
+        known.clear()
+        skills.clear()
+    if need:
+        rows = {int(r[0]): tuple(r) for r in cur.execute(
+            query_sql("access_live").replace("{doc_ids}", ",".join(str(d) for d in need))).fetchall()}
+        keys = sorted({r[7] for r in rows.values() if r[1] == "skills" and r[7] not in skills})
+        if keys:
+            skills.update(dict(cur.execute(query_sql("access_live_skills"), [keys]).fetchall()))
+        known.update({d: rows.get(d) for d in need})
+    return {d: known[d] for d in doc_ids if known.get(d) is not None}, skills
+
+
+def prefetch(cur: duckdb.DuckDBPyConnection, doc_ids: list[int], view: View) -> None:
+    """Read the places of a search's lane candidates into the view (on the hint worker, beside fusion);
+    `trim` then finds most final items there and reads only the rest (vector-only hits, say)."""
+    _places(cur, doc_ids, view)
+
+
+def settle(job: Future[Any]) -> None:
+    """Wait for a `prefetch`; a failed one only means `trim` reads the places itself."""
+    with contextlib.suppress(duckdb.Error):
+        job.result()
+
+
 def trim_warnings(lanes: list[str]) -> list[Warning]:
     return [Warning(code=Code.ACCESS_TRIMMED.value, lane=lane, message=TRIM_MESSAGE) for lane in lanes]
 
 
-def hint(cur: duckdb.DuckDBPyConnection, doc_ids: list[int], view: View, catalog: Catalog) -> list[HiddenHint]:
-    """One entry per (source system, other principal who sees it); no title, snippet, id or count."""
-    if not doc_ids:
+def hint(doc_ids: list[int], view: View, catalog: Catalog) -> list[HiddenHint]:
+    """One entry per (source system, other principal who sees it); no title, snippet, id or count.
+    `doc_ids`: the relevant hidden documents (lane_runner.hidden_hits); only the rights they hold are used."""
+    rights = view.rights_of(doc_ids) if doc_ids else []
+    if not rights:
         return []
-    ids = ",".join(str(int(d)) for d in doc_ids)
-    rights = [tuple(r) for r in cur.execute(query_sql("access_hint").replace("{doc_ids}", ids)).fetchall()]
     out = []
     for system, authors in sorted(view.authors(catalog, rights).items()):
         out += [HiddenHint(system=system, author_principal=a) for a in authors] or [HiddenHint(system=system)]

@@ -51,7 +51,7 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
               ws: Resolved, allow: str = "") -> LaneRun:
     """Query every included lane (episodes and code are reported on even when not included);
     `ws` is the workspace filter resolved to document numbers (unused without one); `allow` names the
-    principal's document table (access.View.table; empty with access off), joined before ranking."""
+    principal's visible-document bitstring (access.View.bits; empty with access off), probed before ranking."""
     lanes = [lane for lane in LANES if lane in req.include or lane in ("episodes", "code")]
     state: dict[str, LaneState] = {}
     traces: list[TraceLane] = []
@@ -129,25 +129,29 @@ HINT_TERMS = 2  # the hidden hint looks for the query's rarest terms only: short
 
 
 def hidden_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],
-                watchdog: Watchdog, ws: Resolved, hidden: str, lanes: LaneRun) -> list[int]:
+                watchdog: Watchdog, ws: Resolved, hidden: str, lanes: LaneRun,
+                seen_all: frozenset[str] = frozenset()) -> list[int]:
     """Documents the principal may not see that bear on the query, for the content-free hint only (they
     never reach fusion or the response): in an answering lane, under the request's filters, holding the
     query's `HINT_TERMS` most specific (rarest) known terms — what makes them relevant, read off their
     shortest postings in one statement for all lanes (sql/queries/access_hidden.sql). A failed or slow
-    query gives no hint (the hint is optional, never a reason to fail)."""
+    query gives no hint (the hint is optional, never a reason to fail). A lane in `seen_all` (the
+    principal sees every document of it) hides nothing and is not read."""
     rare = sorted(sorted(found, key=lambda r: (r[2], r[1]))[:HINT_TERMS], key=lambda r: r[1])
     answering = [ln for ln in req.include if not lanes.state.get(ln, {}).get("unavailable")
-                 and not lanes.state.get(ln, {}).get("degraded")]
+                 and not lanes.state.get(ln, {}).get("degraded") and ln not in seen_all]
     if not rare or not answering:
         return []
     one = query_template("lexical_postings")
     postings = " UNION ALL ".join(one.replace("{lane}", literals.text(ln)).replace("{term_id}", str(int(tid)))
                                   for ln in answering for _, tid, _ in rare)
-    filters = " OR ".join(f"(d.lane = {literals.text(ln)} AND ({lane_predicate(ln, req.filters, ws) or 'true'}))"
-                          for ln in answering)
+    preds = {ln: lane_predicate(ln, req.filters, ws) for ln in answering}
+    filters = " OR ".join(f"(d.lane = {literals.text(ln)} AND ({p or 'true'}))" for ln, p in preds.items()) \
+        if any(preds.values()) else "true"  # unfiltered: no join to ak_document at all
+    documents = "held AS h JOIN ak_document AS d ON d.doc_id = h.doc_id" if filters != "true" else "held AS d"
     sql = (query_template("access_hidden").replace("{postings}", postings).replace("{terms}", str(len(rare)))
-           .replace("{k}", str(int(req.limit) * len(answering))).replace("{lane_filters}", filters)
-           .replace("{hidden}", hidden))
+           .replace("{k}", str(int(req.limit) * len(answering))).replace("{documents}", documents)
+           .replace("{lane_filters}", filters).replace("{hidden}", hidden))
     try:
         with watchdog.deadline(cur, LANE_TIMEOUT_S):
             return [int(r[0]) for r in cur.execute(sql).fetchall()]

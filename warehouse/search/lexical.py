@@ -112,7 +112,7 @@ def lexical_search(
     it is applied before the limit, to the postings when it is `selective` (few documents match:
     sessions, actors), else to the aggregated hits. `found` = `analyze(con, query)[1]` skips the
     lookup. `lane_docs` (the lane's document count, when known) picks one scan for a small lane.
-    `allow_table` (access control) names the temp table of the documents the caller may see.
+    `allow_table` (access control) names the caller's bitstring variable of visible documents (access.View.bits).
     """
     return search_with_strategy(con, lane, query, k, where_sql, found=found, lane_docs=lane_docs,
                                 selective=selective, allow_table=allow_table)[0]
@@ -172,7 +172,7 @@ class _Plan:
             .replace("{candidates}", query_template("lexical_candidates") if essential else "")
             .replace("{filter}", self._filter("lexical_filter", lane) if not self.selective else "")
             .replace("{prefilter}", self._filter("lexical_prefilter", lane) if self.selective else "")
-            .replace("{allow}", query_template("lexical_allow").replace("{table}", self.allow_table)
+            .replace("{allow}", query_template("lexical_allow").replace("{bits}", self.allow_table)
                      if self.allow_table else "")
             .replace("{postings}", _postings(lane, self.ids, self.per_term))
             .replace("{essential_postings}", _postings(lane, essential or [], self.per_term))

@@ -22,6 +22,7 @@ class ResponseCache:
     def __init__(self, size: int) -> None:
         self._entries: OrderedDict[CacheKey, str] = OrderedDict()
         self._size = size
+        self.hits = 0  # answers served from the cache since the engine started (the bench checks it)
 
     @staticmethod
     def key(index_rev: str, req: SearchRequest) -> CacheKey:
@@ -32,6 +33,7 @@ class ResponseCache:
         cached = self._entries.get(key)
         if cached is None:
             return None
+        self.hits += 1
         resp = SearchResponse.model_validate_json(cached)
         resp = resp.model_copy(update={"request_id": req.request_id})
         if req.trace:

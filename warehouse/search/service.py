@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from warehouse.search.budget import apply_budget
 from warehouse.search.contract import SearchRequest, SearchResponse, Trace, TraceLane, parse_request
 from warehouse.search.feedback_scores import FeedbackScores
 from warehouse.search.fusion import RRF_K, fuse, nominate, read_newest, read_profiles
+from warehouse.search.hint_worker import HintWorker
 from warehouse.search.lane_runner import hidden_hits, profiles_apply, run_lanes
 from warehouse.search.lane_status import LaneInfo, read_lane_info
 from warehouse.search.messages import msg
@@ -72,6 +74,7 @@ class SearchEngine:
         self._terms = TermCache()  # query chunk -> terms, term -> vocabulary entry, of the open generation
         self._catalog: Catalog | None = None  # the ACL names of the open generation (read when access is on)
         self._local = threading.local()  # one prepared search session (cursor) per thread
+        self._hint_worker = HintWorker()  # the hidden hint's query, on cursors of its own
         self._watchdog = Watchdog()  # interrupts a lane query past LANE_TIMEOUT_S
         keep_heap_warm()
         self._cache = ResponseCache(cache_size)
@@ -131,6 +134,11 @@ class SearchEngine:
             local.uses += 1
             return local.cur, self._gen
 
+    @property
+    def cache_hits(self) -> int:
+        """Searches answered from the response cache since this engine started."""
+        return self._cache.hits
+
     def feedback_changed(self) -> None:
         """This process recorded feedback: the next search re-reads the scores (no need to wait CHECK_S)."""
         self._feedback.invalidate()
@@ -146,12 +154,13 @@ class SearchEngine:
         if scope is None:
             return None
         views: dict[str, View] = self._local.views
-        if scope.key not in views or views[scope.key].scope != scope:
+        view = views.get(scope.key)  # the key is the principal and its rights, not the hint/live switches
+        if view is None or view.scope.rights != scope.rights:
             with self._lock:
                 if self._catalog is None:
                     self._catalog = Catalog.read(cur)
-            views[scope.key] = materialise(cur, scope, self._catalog)
-        return views[scope.key]
+            view = views[scope.key] = materialise(cur, scope, self._catalog)
+        return view if view.scope == scope else replace(view, scope=scope)
 
     # -- the operation ------------------------------------------------------------------
     def search(self, request: dict[str, Any] | str | SearchRequest, scope: Scope | None = None) -> SearchResponse:
@@ -202,7 +211,17 @@ class SearchEngine:
         known = self._workspaces if view is None else view.workspaces(self._workspaces)
         ws = known.resolve(list(req.filters.workspaces))  # ids, paths, folder names, titles
         lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws,
-                          view.table if view is not None else "")
+                          view.bits if view is not None else "")
+        hint = None  # the hidden hint's query runs beside fusion and the live check (hint_worker.py)
+        if view is not None and view.scope.hints and not lanes.no_source:
+            snap = lanes._replace(state={k: dict(v) for k, v in lanes.state.items()})
+            seen_all = frozenset(ln for ln, st in snap.state.items() if view.lane_docs.get(ln, 0) >= st["docs"])
+            hint = self._hint_worker.start(self._local.con, gen.path, view, lambda c: hidden_hits(
+                c, req, exp.found, self._watchdog, ws, view.hidden_clause(), snap, seen_all))
+        places = None  # where the candidates live, read beside fusion for the live check (guard.trim)
+        if view is not None and view.scope.live_roots is not None and lanes.hits:
+            ids = [d for ln, d, _, _ in lanes.hits if ln in ("episodes", "code", "skills")]
+            places = self._hint_worker.start(self._local.con, gen.path, view, lambda c: guard.prefetch(c, ids, view))
         hits, nominated = nominate(lanes.hits, self._profiles)
         vec = None if not self._semantic or lanes.no_source else \
             vector.run_vectors(cur, req, lanes.state, self._vec_info, self._watchdog, ws,
@@ -217,6 +236,8 @@ class SearchEngine:
         trimmed: list[str] = []
         if view is not None:  # actors seen in full only; then the live check of the final items
             actor_rows = guard.hold_actors(actor_rows, view)
+            if places is not None:
+                guard.settle(places)
             fused, actor_rows, trimmed = guard.trim(cur, fused, actor_rows, view)
             for lane, st in lanes.state.items():  # counts say what this principal can see, nothing more
                 st["docs"] = view.lane_docs.get(lane, 0)
@@ -232,9 +253,8 @@ class SearchEngine:
         if view is not None:
             resp = guard.hold_usage(resp, view)
             resp.warnings.extend(guard.trim_warnings(trimmed))
-            if view.scope.hints and not lanes.no_source and self._catalog is not None:
-                hidden = hidden_hits(cur, req, exp.found, self._watchdog, ws, view.hidden_clause(), lanes)
-                resp.hidden = guard.hint(cur, hidden, view, self._catalog) or None
+            if hint is not None and self._catalog is not None:
+                resp.hidden = guard.hint(hint.result(), view, self._catalog) or None
         resp = apply_budget(resp, req.budget.max_tokens)
         for tr in lanes.traces:
             tr.items = len(getattr(resp.lanes, tr.lane).items) if getattr(resp.lanes, tr.lane) is not None else 0
