@@ -10,53 +10,31 @@ whose prior is exactly 1.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import sqlite3
-import time
+from collections.abc import Hashable, Mapping
 
-import duckdb
-
-from warehouse import literals, trust
+from warehouse import trust
 from warehouse.paths import Paths
-from warehouse.sqlfiles import query_sql
-
-CHECK_S = 1.0  # how stale another process's curation pass may be in a long-lived search process
+from warehouse.search.doc_scores import DocScores
 
 
-class TrustScores:
+class TrustScores(DocScores):
+    QUERY = "trust_docs"
+    REV_PREFIX = "tr-"
+
     def __init__(self, paths: Paths | None) -> None:
+        super().__init__()
         self.paths = paths
-        self.by_doc: dict[int, float] = {}  # document id -> trust in [0, 1] (absent: 0.5), of the open generation
-        self.rev: str | None = None  # digest of by_doc (the response's fusion.trust_rev); None when empty
-        self._sig: tuple[int, int, int] | None = None
-        self._checked = -CHECK_S
-        self._stale = True
 
-    def invalidate(self) -> None:
-        self._checked, self._stale = -CHECK_S, True
+    def enabled(self) -> bool:
+        return self.paths is not None
 
-    def refresh(self, con: duckdb.DuckDBPyConnection) -> bool:
-        """Re-read the table if it changed (checked at most once per CHECK_S); True when the scores moved."""
-        now = time.monotonic()
-        if self.paths is None or (not self._stale and now - self._checked < CHECK_S):
-            return False
-        self._checked = now
-        sig = trust.signature(self.paths)
-        if sig == self._sig and not self._stale:
-            return False
-        self._sig, self._stale = sig, False
+    def signature(self) -> Hashable | None:
+        return trust.signature(self.paths) if self.paths is not None else None
+
+    def scores(self) -> Mapping[str, float]:  # trust in [0, 1] per entity; absent: 0.5
+        assert self.paths is not None
         try:
-            scores = {e: float(r[2]) for e, r in trust.read(self.paths, non_neutral=True).items()} if sig else {}
+            return {e: float(r[2]) for e, r in trust.read(self.paths, non_neutral=True).items()}
         except sqlite3.Error:  # unreadable: rank neutrally rather than fail a search
-            scores = {}
-        by_doc: dict[int, float] = {}
-        if scores:
-            values = ", ".join(f"({literals.text(e)}, {literals.double(v)})" for e, v in sorted(scores.items()))
-            rows = con.cursor().execute(query_sql("trust_docs").replace("{scores}", values)).fetchall()
-            by_doc = {int(d): float(t) for d, t in rows}
-        moved = by_doc != self.by_doc
-        self.by_doc = by_doc
-        self.rev = "tr-" + hashlib.sha256(json.dumps(sorted(by_doc.items())).encode()).hexdigest()[:16] \
-            if by_doc else None
-        return moved
+            return {}

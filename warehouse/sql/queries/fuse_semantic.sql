@@ -15,6 +15,9 @@
 -- at or above $12; lane score = 1/(k + lex_rank) + 1/(k + vec_rank); lane_rank orders by it.
 -- rel (actors' evidence weight) is the larger of the lexical relevance share and the similarity
 -- share, so an actor found only by meaning is not weighed as if it had no evidence.
+-- Each parameter is named once (a value needed twice rides as a column: rrf_k, the flags of `flagged`):
+-- a parameter named twice makes DuckDB re-bind and re-plan the statement on every EXECUTE
+-- (tests/test_prepared_statements.py).
 PREPARE akw_fuse_sem AS INSERT INTO _fused
 WITH grps AS (SELECT unnest($10::BIGINT[]) AS mask, unnest($11::DOUBLE[]) AS weight),
 hv AS (
@@ -41,11 +44,13 @@ gates AS (
            coalesce(max(vec), 0) >= $13::DOUBLE AS vec_ok
     FROM covered
 ),
-answers AS (
+flagged AS (
     SELECT c.*, c.anchored AND c.coverage >= $5::DOUBLE AND g.lex_ok AS lex_answer,
            coalesce(c.vec >= $12::DOUBLE AND g.vec_ok, false) AS vec_answer
     FROM covered c, gates g
-    WHERE (c.anchored AND c.coverage >= $5::DOUBLE AND g.lex_ok) OR coalesce(c.vec >= $12::DOUBLE AND g.vec_ok, false)
+),
+answers AS (
+    SELECT * FROM flagged WHERE lex_answer OR vec_answer
 ),
 answering AS (  -- the episodes that answer the query lexically (fuse.sql's evidence)
     SELECT skills, lex * (0.2 + 0.8 * coverage) AS relevance
@@ -70,18 +75,19 @@ sides AS (
            CASE WHEN lex_answer THEN row_number() OVER (PARTITION BY lane, lex_answer
                                                         ORDER BY relevance DESC, doc_id) END AS lex_rank,
            CASE WHEN vec_answer THEN row_number() OVER (PARTITION BY lane, vec_answer ORDER BY vec * fb_factor DESC, doc_id) END AS vec_rank,
-           CASE WHEN bool_or(vec_answer) OVER (PARTITION BY lane) THEN 0.5 + 0.5 * coverage ELSE 1 END AS lex_weight
+           CASE WHEN bool_or(vec_answer) OVER (PARTITION BY lane) THEN 0.5 + 0.5 * coverage ELSE 1 END AS lex_weight,
+           $9::DOUBLE AS rrf_k  -- a column, so the statement names each parameter once (else EXECUTE re-binds)
     FROM fed
 ),
 ranked AS (
-    SELECT *, row_number() OVER (PARTITION BY lane ORDER BY coalesce(lex_weight / ($9::DOUBLE + lex_rank), 0)
-                                                          + coalesce(1 / ($9::DOUBLE + vec_rank), 0) DESC, doc_id) AS lane_rank
+    SELECT *, row_number() OVER (PARTITION BY lane ORDER BY coalesce(lex_weight / (rrf_k + lex_rank), 0)
+                                                          + coalesce(1 / (rrf_k + vec_rank), 0) DESC, doc_id) AS lane_rank
     FROM sides
 ),
 scored AS (
     SELECT *,
            (CASE lane WHEN 'episodes' THEN $1::DOUBLE WHEN 'code' THEN $2::DOUBLE WHEN 'skills' THEN $3::DOUBLE ELSE 0 END)
-               / ($9::DOUBLE + lane_rank) AS rrf,
+               / (rrf_k + lane_rank) AS rrf,
            greatest(coalesce(relevance / nullif(max(relevance) OVER (PARTITION BY lane), 0), 0),
                     CASE WHEN vec_answer THEN vec / max(CASE WHEN vec_answer THEN vec END) OVER (PARTITION BY lane)
                          ELSE 0 END) AS rel,
