@@ -221,6 +221,10 @@ def test_eval_gates_reuses_data_and_is_deterministic(subset: Path, tmp_path: Pat
         return [(q["id"], q.get("top"), q.get("false_hit")) for q in r["queries"]]
 
     assert ranks(first) == ranks(second)
+    homes_built = list((tmp_path / "d").glob("akw-home*"))
+    assert homes_built
+    for home in homes_built:  # golden queries are not usage: no hits to move the trust prior between runs
+        assert not (home / "access" / "counter.sqlite").exists(), home
     skipped = [q for q in first["queries"] if q["slice"] == "real_skills"]
     assert skipped and all(q["status"] == "skipped" and "realdata" in q["reason"] for q in skipped)
 

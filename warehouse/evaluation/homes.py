@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from warehouse import access_counter
 from warehouse.paths import Paths
 from warehouse.settings import Settings
 
@@ -68,6 +69,11 @@ def open_home(opener: Opener, data: Path, name: str, extra_skill_dirs: list[Path
     if settings.retention_days < FIXTURE_RETENTION_DAYS:  # generated data is dated 2026-09: keep it all
         settings = settings.with_value("retention_days", str(FIXTURE_RETENTION_DAYS))
         settings.save(paths.config_file)
+    if settings.access.count_hits:  # golden queries are not usage: counted, they would move the trust
+        settings = settings.with_value("access.count_hits", "false")  # prior from one eval run to the next
+        settings.save(paths.config_file)
+    for stale in access_counter.counter_file(paths).parent.glob("counter.sqlite*"):  # hits of an older run
+        stale.unlink()
     if semantic and not settings.semantic.enabled:
         settings = settings.with_value("semantic.enabled", "true")
         settings.save(paths.config_file)
