@@ -25,7 +25,9 @@ import akw_fixtures
 from warehouse.api import Warehouse
 from warehouse.cli import app
 from warehouse.mcp.tools import TOOLS
+from warehouse.paths import Paths
 from warehouse.search.snippets import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
+from warehouse.settings import Settings
 
 AKW = str(Path(sys.executable).with_name("akw"))
 OPERATIONS = {  # MCP tool → (Warehouse method, CLI command)
@@ -70,7 +72,12 @@ def wh(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     src = tmp_path_factory.mktemp("src")
     akw_fixtures.generate(src, sessions=8, seed=11)
     plant_poison(src)
-    w = Warehouse.open(src / "dsh", src / "autoclaw", tmp_path_factory.mktemp("home"))
+    home = tmp_path_factory.mktemp("home")
+    # the surfaces answer alike for alike input; hits counted by one surface's reads would move the
+    # trust prior (curation at the next reindex) under the next one's: usage is not what this compares
+    Settings().with_value("access.count_hits", "false").save(Paths.resolve(src / "dsh", src / "autoclaw",
+                                                                            home).config_file)
+    w = Warehouse.open(src / "dsh", src / "autoclaw", home)
     w.reindex()
     w.reindex()  # a no-op: from here on every reindex is one, and status's last_run the same on every surface
     return w
