@@ -7,7 +7,9 @@ sees none of bob's sessions or phrases, one allowed both sees both (real Postgre
 from __future__ import annotations
 
 import json
+import os
 import re
+import time
 from pathlib import Path
 
 import duckdb
@@ -59,6 +61,9 @@ def test_a_principal_sees_only_the_writers_it_is_given(tmp_path: Path, team_cata
     fx = {w: tmp_path / f"fx-{w}" for w in ("alice", "bob", "empty")}
     akw_fixtures.generate(fx["alice"], sessions=6, seed=21)
     akw_fixtures.generate(fx["bob"], sessions=6, seed=22)
+    later = time.time() + 120  # bob's copies of the skills both homes hold are the newer ones: the build keeps
+    for f in (fx["bob"] / "dsh" / "skills").rglob("*"):  # bob's row, which a principal of alice's must not see
+        os.utime(f, (later, later))
     (fx["empty"] / "dsh").mkdir(parents=True)
     (fx["empty"] / "autoclaw").mkdir()
     pgpass = {"PGPASSFILE": team_catalog["passfile"]}

@@ -91,6 +91,10 @@ def _writer_scope(con: duckdb.DuckDBPyConnection, sid: int, tables: set[str], ta
     parts = [f"SELECT writer_id, '{SCOPE_KINDS[col]}' AS kind, CAST({col} AS VARCHAR) AS id "
              f"FROM {catalog.ALIAS}.{table} AT (VERSION => {int(sid)}) WHERE {col} IS NOT NULL"
              for table, col in sorted(cols) if table in tables and table != STATE_TABLE]
+    if "skills" in tables:  # one skill id two writers pushed is one item, built from one row: name whose
+        parts.append(f"SELECT writer_id, 'skill_row' AS kind, skill_id || '|' || path AS id "  # row it is
+                     f"FROM {catalog.ALIAS}.skills AT (VERSION => {int(sid)}) "
+                     "WHERE skill_id IS NOT NULL AND path IS NOT NULL")
     if parts:
         target.parent.mkdir(parents=True, exist_ok=True)
         con.execute(f"COPY (SELECT DISTINCT * FROM ({' UNION '.join(parts)}) ORDER BY ALL) TO "
