@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from warehouse.errors import Code, KnowledgeError
-from warehouse.paths import Paths
+from warehouse.paths import Paths, file_signature
 
 RECORD_SCHEMA = "akw.feedback/v1"
 FEEDBACK_BOOST = 0.1  # the largest share feedback moves an item's relevance by, either way
@@ -113,12 +113,8 @@ def read_log(file: Path) -> list[dict[str, Any]]:
 
 
 def signature(file: Path) -> tuple[int, int, int] | None:
-    """(inode, mtime_ns, size) of the log: one stat tells a search engine whether to reload the aggregate."""
-    try:
-        st = file.stat()
-    except OSError:
-        return None
-    return st.st_ino, st.st_mtime_ns, st.st_size
+    """One stat tells a search engine whether to reload the aggregate (paths.file_signature)."""
+    return file_signature(file)
 
 
 def votes(records: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:

@@ -122,3 +122,13 @@ def private_dir(path: Path) -> Path:
     if path not in missing and not path.is_symlink():
         os.chmod(path, 0o700)
     return path
+
+
+def file_signature(path: Path) -> tuple[int, int, int] | None:
+    """(inode, mtime_ns, size) of a file, None when it is missing: one stat tells a long-lived reader
+    whether a file another process rewrites (the feedback log, the trust table) changed."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size

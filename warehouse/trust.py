@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
 
-from warehouse.paths import Paths
+from warehouse.paths import Paths, file_signature
 
 COLUMNS = ("entity_id", "kind", "trust_score", "authority", "outcome", "hits", "last_accessed_at", "computed_at")
 SCHEMA = ("CREATE TABLE ak_trust (entity_id TEXT PRIMARY KEY, kind TEXT NOT NULL, trust_score REAL NOT NULL, "
@@ -85,12 +85,8 @@ def read(paths: Paths, non_neutral: bool = False) -> dict[str, tuple]:
 
 
 def signature(paths: Paths) -> tuple[int, int, int] | None:
-    """(inode, mtime_ns, size) of the table: a search engine re-reads it only when this changes."""
-    try:
-        st = store_file(paths).stat()
-    except OSError:
-        return None
-    return st.st_ino, st.st_mtime_ns, st.st_size
+    """A search engine re-reads the table only when this changes (paths.file_signature)."""
+    return file_signature(store_file(paths))
 
 
 def forget_items(paths: Paths, item_ids: set[str]) -> int:
