@@ -156,11 +156,16 @@ def ensure_meta(con: duckdb.DuckDBPyConnection) -> str:
     return lid
 
 
-def bronze_schema(con: duckdb.DuckDBPyConnection) -> str | None:
+def _meta(con: duckdb.DuckDBPyConnection, key: str) -> str | None:
+    """One value of the catalog's `ak_team_meta` (None before `team init` made it)."""
     if not has_table(con, "ak_team_meta"):
         return None
-    row = con.execute(f"SELECT min(value) FROM {META} WHERE key = 'bronze_schema'").fetchone()
+    row = con.execute(f"SELECT min(value) FROM {META} WHERE key = ?", [key]).fetchone()
     return row[0] if row else None
+
+
+def bronze_schema(con: duckdb.DuckDBPyConnection) -> str | None:
+    return _meta(con, "bronze_schema")
 
 
 def check_schema(con: duckdb.DuckDBPyConnection) -> None:
@@ -178,10 +183,7 @@ def has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 
 
 def lake_id(con: duckdb.DuckDBPyConnection) -> str | None:
-    if not has_table(con, "ak_team_meta"):
-        return None
-    row = con.execute(f"SELECT min(value) FROM {META} WHERE key = 'lake_id'").fetchone()
-    return row[0] if row else None
+    return _meta(con, "lake_id")
 
 
 def current_snapshot(con: duckdb.DuckDBPyConnection) -> int:
