@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from access_homes import as_, build
@@ -26,6 +27,14 @@ QUERY = "restore MySQL access on 176.99.5.35"
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Warehouse]:
     return build(tmp_path_factory.mktemp("perf"))
+
+
+def _alice_view(wh: Warehouse) -> tuple[Any, Any, Any, Any]:
+    """(alice's engine, its search cursor, the open generation, alice's view on that cursor)."""
+    alice = as_(wh, "alice@example.com")
+    engine = alice.engine
+    cur, gen = engine._connection()
+    return engine, cur, gen, engine.view(cur, alice._scope())
 
 
 def test_one_view_for_callers_that_differ_only_in_switches(built: tuple[Path, Warehouse]) -> None:
@@ -46,10 +55,8 @@ def test_one_view_for_callers_that_differ_only_in_switches(built: tuple[Path, Wa
 
 def test_bitstrings_agree_with_the_acl_table(built: tuple[Path, Warehouse]) -> None:
     _, wh = built
-    alice = as_(wh, "alice@example.com")
-    engine = alice.engine
-    cur, _ = engine._connection()
-    view = engine.view(cur, alice._scope())
+    _, cur, _, view = _alice_view(wh)
+
     def ids(sql: str) -> set[int]:
         return {int(r[0]) for r in cur.execute(sql).fetchall()}
 
@@ -68,10 +75,7 @@ def test_bitstrings_agree_with_the_acl_table(built: tuple[Path, Warehouse]) -> N
 
 def test_hint_on_the_worker_cursor_equals_the_search_cursor(built: tuple[Path, Warehouse]) -> None:
     _, wh = built
-    alice = as_(wh, "alice@example.com")
-    engine = alice.engine
-    cur, gen = engine._connection()
-    view = engine.view(cur, alice._scope())
+    engine, cur, gen, view = _alice_view(wh)
     req = parse_request(search_request(QUERY, limit=10))
     from warehouse.search import lexical
 
