@@ -172,23 +172,31 @@ def trust_bound(beta: float = TRUST_BETA) -> float:
     return (1 - beta) / (1 + beta)
 
 
+def _group_bits(groups: list[list[str]]) -> dict[str, int]:
+    """term -> bit mask of the query groups it belongs to (equivalents are shared)."""
+    of_term: dict[str, int] = {}
+    for i, g in enumerate(groups):
+        for t in g:
+            of_term[t] = of_term.get(t, 0) | 1 << i
+    return of_term
+
+
+def _groups_of(of_term: Mapping[str, int], terms: list[str]) -> int:
+    """How many query groups one hit's terms match."""
+    matched = 0
+    for t in terms:
+        matched |= of_term.get(t, 0)
+    return matched.bit_count()
+
+
 def groups_in_one_doc(groups: list[list[str]], hits: list[Hit]) -> int:
     """The most query groups one lexical hit (an event, a chunk, a skill document) matches by itself.
 
     An episode's coverage counts the terms of all its events, so words scattered over a long session
     ("state" in a status line, "backend" in a teammate's name, "s3" in a backup step) add up to a
     topic it never touched; fusion's "at least 2 groups" gate asks for them in one document (ADR 0003 "Precision")."""
-    of_term: dict[str, int] = {}  # term -> bit mask of the groups it belongs to (equivalents are shared)
-    for i, g in enumerate(groups):
-        for t in g:
-            of_term[t] = of_term.get(t, 0) | 1 << i
-    best = 0
-    for h in hits:
-        matched = 0
-        for t in h[3]:
-            matched |= of_term.get(t, 0)
-        best = max(best, matched.bit_count())
-    return best
+    of_term = _group_bits(groups)
+    return max((_groups_of(of_term, h[3]) for h in hits), default=0)
 
 
 def word_groups_in_one_doc(sess: duckdb.DuckDBPyConnection, groups: list[list[str]], hits: list[Hit],
@@ -199,20 +207,22 @@ def word_groups_in_one_doc(sess: duckdb.DuckDBPyConnection, groups: list[list[st
     alembic skill that names `psycopg.errors.ActiveSqlTransaction`). Checked only when the gate
     would pass, on up to `WORD_CHECKED` of the best candidates, in one statement
     (sql/queries/word_terms.sql): a query that names an identifier itself matches its parts."""
-    best = groups_in_one_doc(groups, hits)
+    of_term = _group_bits(groups)  # once per search, not once per hit
+    counts = [_groups_of(of_term, h[3]) for h in hits]
+    best = max(counts, default=0)
     if best < need or any(g[0].startswith("=") for g in groups):
         return best
-    ranked = sorted((h for h in hits if groups_in_one_doc(groups, [h]) >= need), key=lambda h: -h[2])
+    ranked = sorted((h for h, n in zip(hits, counts, strict=True) if n >= need), key=lambda h: -h[2])
     checked = ranked[:WORD_CHECKED]
     if len(ranked) > len(checked):
         return best  # many documents meet the gate: a real topic, not one identifier's parts
     ids = ",".join(sorted({str(int(h[1])) for h in checked}))
     words = {int(d): set(t) for d, t in sess.execute(query_sql("word_terms").replace("{doc_ids}", ids)).fetchall()}
     out = 0
-    for lane, doc_id, score, terms in checked:
+    for _, doc_id, _, terms in checked:
         if doc_id in words:
             terms = [t for t in terms if t in words[doc_id] or t.startswith("=")]
-        out = max(out, groups_in_one_doc(groups, [(lane, doc_id, score, terms)]))
+        out = max(out, _groups_of(of_term, terms))
     return out
 
 
