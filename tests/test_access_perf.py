@@ -84,7 +84,7 @@ def test_hint_on_the_worker_cursor_equals_the_search_cursor(built: tuple[Path, W
                                   engine._workspaces.resolve([]), view.bits)
     args = (req, found, engine._watchdog, engine._workspaces.resolve([]), view.hidden_clause(), lanes)
     here = lane_runner.hidden_hits(cur, *args)
-    there = engine._hint_worker.start(engine._local.con, gen.path, view,
+    there = engine._side_worker.start(engine._local.con, gen.path, view,
                                       lambda c: lane_runner.hidden_hits(c, *args)).result(timeout=30)
     assert here == there and here, "the worker cursor holds the same bitstring"
 

@@ -72,10 +72,13 @@ def value(v: object) -> str:
     raise TypeError(f"no SQL literal for {type(v).__name__}")
 
 
-def number_rows(rows: Iterable[tuple[int | float, ...]]) -> str:
+def number_rows(rows: Iterable[tuple[int | float | None, ...]]) -> str:
     """Rows of numbers as one VARCHAR literal 'a,b,c;d,e,f' for string_split: only digits, signs,
-    '.', 'e', ',' and ';' are ever written (ints and finite floats formatted by Python)."""
-    def one(v: int | float) -> str:
+    '.', 'e', ',' and ';' are ever written (ints and finite floats formatted by Python; None is an
+    empty field, read back with `nullif(split_part(…), '')`)."""
+    def one(v: int | float | None) -> str:
+        if v is None:
+            return ""
         if isinstance(v, int):
             return str(v)
         if not math.isfinite(v):

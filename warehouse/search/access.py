@@ -156,7 +156,7 @@ class View:
     lane_docs: dict[str, int]
     ws_nos: frozenset[int] = frozenset()  # workspaces of its documents (what its filters may name)
     bits: str = ""  # the bitstring variable of its documents on that cursor (sql/queries/access_bits.sql)
-    allowed: str | None = field(default=None, repr=False)  # that bitstring as text (other cursors: hint_worker)
+    allowed: str | None = field(default=None, repr=False)  # that bitstring as text (other cursors: side_worker)
     # per-view memos: where documents live, for the live check (guard.trim: doc_id -> access_live.sql row,
     # skill key -> file), and the cut workspace index (`workspaces`)
     places: tuple[dict[int, Any], dict[str, str], dict[int, Any]] = field(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import duckdb
 
@@ -95,20 +96,31 @@ def read_newest(con: duckdb.DuckDBPyConnection) -> str:
     return newest or "epoch"
 
 
+class Fused(NamedTuple):
+    """What fusion gives the response: items in answer order, actor rows, and (semantic on) each
+    item's best similarity (its `why`: `vec: 0.83`; None with the semantic side off)."""
+
+    items: list[tuple]  # slots.sql's columns but the last (vec)
+    actors: list[tuple]
+    similarity: dict[tuple[str, int], float] | None
+
+
 def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, float], req: SearchRequest,
          exp: synonyms.Expansion, lane_info: Mapping[str, LaneInfo], newest: str,
-         semantic: tuple[str, float, float] | None = None,
+         semantic: tuple[Mapping[tuple[str, int], float], float, float] | None = None,
          feedback: Mapping[int, float] | None = None,
-         trust: Mapping[int, float] | None = None) -> tuple[list[tuple], list[tuple]]:
-    """(fused items in answer order, actor rows) on the session cursor `sess`.
+         trust: Mapping[int, float] | None = None) -> Fused:
+    """Fused items, actor rows and similarities on the session cursor `sess` (`newest`: the actors'
+    recency reference, read_newest).
 
     `feedback`: document id -> feedback score in [-1, 1] (search/feedback_scores.py); it rides in the
     hits literal, so fusion joins nothing for it (fuse.sql `$16`, docs/search.md "Feedback").
     `trust`: document id -> ak_trust score in [0, 1] (search/trust_scores.py; absent = neutral 0.5, a prior
     of exactly 1), in the hits literal too: the bounded prior ×(1 + TRUST_BETA·(2·trust − 1)) (fuse.sql `$17`).
 
-    `semantic` (semantic.enabled): the vector hits as `_vec` VALUES and the two similarity gates;
-    fusion then also ranks by meaning inside each lane (sql/queries/fuse_semantic.sql)."""
+    `semantic` (semantic.enabled): (lane, doc_id) -> the unit's similarity (vector.similarities), which
+    rides in the hits literal as well, and the two similarity gates; fusion then also ranks by meaning
+    inside each lane (sql/queries/fuse_semantic.sql)."""
     terms = exp.terms[:MAX_COVERAGE_TERMS]
     bit = {t: 1 << i for i, t in enumerate(terms)}
     n_docs = max(sum(int(v.get("docs", 0)) for v in lane_info.values()), 1)
@@ -132,15 +144,16 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     # ("… переполнение буфера на iya.ru" stays empty; names_a_known_thing). The vector side's gates are calibrated
     # behind this gate: it does not answer an absent topic either
     if unknown_share(groups, df) > MAX_UNKNOWN_SHARE and not names_a_known_thing(groups, idf, df):
-        return [], []
+        return Fused([], [], None)
     # the "match at least 2 groups" gate holds for one document, not for an episode's events together
     min_groups = 2 if len(groups) >= 3 else 1
     one_doc = word_groups_in_one_doc(sess, groups, hits, min_groups)
     lexical_groups = min_groups if one_doc >= min_groups else len(groups) + 1
     sess.execute("DELETE FROM _hits; DELETE FROM _fused")
-    fb, tr = feedback or {}, trust or {}
+    fb, tr, sim = feedback or {}, trust or {}, (semantic[0] if semantic is not None else {})
     rows = literals.number_rows((LANES.index(h[0]), h[1], float(h[2]), sum(bit.get(t, 0) for t in h[3]),
-                                 float(fb.get(h[1], 0.0)), float(tr.get(h[1], NEUTRAL_TRUST))) for h in hits)
+                                 float(fb.get(h[1], 0.0)), float(tr.get(h[1], NEUTRAL_TRUST)),
+                                 sim.get((h[0], h[1]))) for h in hits)
     doc_ids = ",".join(str(int(h[1])) for h in hits)
     sess.execute(query_sql("hits").replace("{doc_ids}", doc_ids).replace("{rows}", rows))
     quotas = _quotas(weights, req)
@@ -157,14 +170,15 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     if semantic is None:
         sess.execute(f"EXECUTE akw_fuse({', '.join([*args, *skill_evidence, anchor_arg, feedback_arg, trust_arg])})")
     else:
-        values, vec_min, vec_min_best = semantic
-        sess.execute(f"DELETE FROM _vec; INSERT INTO _vec VALUES {values}" if values else "DELETE FROM _vec")
+        _, vec_min, vec_min_best = semantic
         gates = [literals.double(vec_min), literals.double(vec_min_best)]
         sem_args = [*args, *gates, anchor_arg, *skill_evidence, feedback_arg, trust_arg]
         sess.execute(f"EXECUTE akw_fuse_sem({', '.join(sem_args)})")
     slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
-    fused = sess.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()
-    return fused, sess.execute(f"EXECUTE akw_actors('{newest}'::TIMESTAMPTZ)").fetchall()
+    rows = sess.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()
+    similarity = {(r[0], int(r[1])): float(r[-1]) for r in rows if r[-1] is not None} if semantic is not None else None
+    actors = sess.execute(f"EXECUTE akw_actors('{newest}'::TIMESTAMPTZ)").fetchall()
+    return Fused([r[:-1] for r in rows], actors, similarity)
 
 
 def trust_bound(beta: float = TRUST_BETA) -> float:

@@ -32,16 +32,16 @@ from warehouse.search import guard, synonyms, vector
 from warehouse.search.access import Catalog, Scope, View, materialise
 from warehouse.search.answer import assemble
 from warehouse.search.budget import apply_budget
-from warehouse.search.contract import SearchRequest, SearchResponse, Trace, TraceLane, parse_request
+from warehouse.search.contract import LANES, SearchRequest, SearchResponse, Trace, TraceLane, parse_request
 from warehouse.search.feedback_scores import FeedbackScores
 from warehouse.search.fusion import RRF_K, fuse, nominate, read_newest, read_profiles
-from warehouse.search.hint_worker import HintWorker
 from warehouse.search.lane_runner import hidden_hits, profiles_apply, run_lanes
-from warehouse.search.lane_status import LaneInfo, read_lane_info
+from warehouse.search.lane_status import LaneInfo, lane_state, read_lane_info
 from warehouse.search.messages import msg
 from warehouse.search.response_cache import ResponseCache
 from warehouse.search.routing import lane_weights, route
 from warehouse.search.session import prepare_session
+from warehouse.search.side_worker import SideWorker
 from warehouse.search.term_cache import TermCache
 from warehouse.search.trust_scores import TrustScores
 from warehouse.search.watchdog import Watchdog
@@ -74,7 +74,7 @@ class SearchEngine:
         self._terms = TermCache()  # query chunk -> terms, term -> vocabulary entry, of the open generation
         self._catalog: Catalog | None = None  # the ACL names of the open generation (read when access is on)
         self._local = threading.local()  # one prepared search session (cursor) per thread
-        self._hint_worker = HintWorker()  # the hidden hint's query, on cursors of its own
+        self._side_worker = SideWorker()  # the vector side and the hidden hint's query, on cursors of their own
         self._watchdog = Watchdog()  # interrupts a lane query past LANE_TIMEOUT_S
         keep_heap_warm()
         self._cache = ResponseCache(cache_size)
@@ -210,29 +210,33 @@ class SearchEngine:
                               lookup=lambda terms: memo.lookup(cur, terms))
         known = self._workspaces if view is None else view.workspaces(self._workspaces)
         ws = known.resolve(list(req.filters.workspaces))  # ids, paths, folder names, titles
+        vectors = None  # the vector side needs only the request: it runs beside the lexical lanes (side_worker.py)
+        if self._semantic:
+            judged = {ln: lane_state(ln, self._lane_info.get(ln, {}), self.settings) for ln in LANES}
+            allow = view.allow_clause() if view is not None else ""
+            vectors = self._side_worker.start(self._local.con, gen.path, view, lambda c: vector.run_vectors(
+                c, req, judged, self._vec_info, self._watchdog, ws, allow, profiles_apply(req)))
         lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws,
                           view.bits if view is not None else "")
-        hint = None  # the hidden hint's query runs beside fusion and the live check (hint_worker.py)
+        hint = None  # the hidden hint's query runs beside fusion and the live check (side_worker.py)
         if view is not None and view.scope.hints and not lanes.no_source:
             snap = lanes._replace(state={k: dict(v) for k, v in lanes.state.items()})
             seen_all = frozenset(ln for ln, st in snap.state.items() if view.lane_docs.get(ln, 0) >= st["docs"])
-            hint = self._hint_worker.start(self._local.con, gen.path, view, lambda c: hidden_hits(
+            hint = self._side_worker.start(self._local.con, gen.path, view, lambda c: hidden_hits(
                 c, req, exp.found, self._watchdog, ws, view.hidden_clause(), snap, seen_all))
         places = None  # where the candidates live, read beside fusion for the live check (guard.trim)
         if view is not None and view.scope.live_roots is not None and lanes.hits:
             ids = [d for ln, d, _, _ in lanes.hits if ln in ("episodes", "code", "skills")]
-            places = self._hint_worker.start(self._local.con, gen.path, view, lambda c: guard.prefetch(c, ids, view))
+            places = self._side_worker.start(self._local.con, gen.path, view, lambda c: guard.prefetch(c, ids, view))
         hits, nominated = nominate(lanes.hits, self._profiles)
-        vec = None if not self._semantic or lanes.no_source else \
-            vector.run_vectors(cur, req, lanes.state, self._vec_info, self._watchdog, ws,
-                               view.allow_clause() if view is not None else "", profiles_apply(req))
+        vec = None if vectors is None or lanes.no_source else vector.of_answering_lanes(vectors.result(), lanes.state)
         semantic = None
         if vec is not None:
             nominated |= vector.nominate_profiles(vec, self._profiles)
             hits = vector.with_vector_hits(hits, vec)
-            semantic = (vector.vec_rows(vec), vector.VEC_MIN, vector.VEC_MIN_BEST)
-        fused, actor_rows = fuse(sess, hits, weights, req, exp, self._lane_info, self._newest,
-                                 semantic, self._feedback.by_doc, self._trust.by_doc) if hits else ([], [])
+            semantic = (vector.similarities(vec), vector.VEC_MIN, vector.VEC_MIN_BEST)
+        fused, actor_rows, vec_by_doc = fuse(sess, hits, weights, req, exp, self._lane_info, self._newest, semantic,
+                                             self._feedback.by_doc, self._trust.by_doc) if hits else ([], [], None)
         trimmed: list[str] = []
         if view is not None:  # actors seen in full only; then the live check of the final items
             actor_rows = guard.hold_actors(actor_rows, view)
@@ -242,7 +246,6 @@ class SearchEngine:
             for lane, st in lanes.state.items():  # counts say what this principal can see, nothing more
                 st["docs"] = view.lane_docs.get(lane, 0)
         terms_by_doc = {(lane, d): terms for lane, d, _, terms in hits}
-        vec_by_doc = vector.item_similarity(sess) if vec is not None and fused else None
         resp = assemble(cur, gen, req, routing, weights, lanes.state, fused, actor_rows, terms_by_doc, nominated,
                         lanes.no_source, self.settings, vec_by_doc, vec.state if vec is not None else None,
                         ws.unknown, known.names() if ws.unknown else [])

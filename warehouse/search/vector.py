@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import duckdb
 
-from warehouse import embed, literals
+from warehouse import embed
 from warehouse.errors import Code, KnowledgeError
 from warehouse.search.contract import LANES, LaneSemantic, SearchRequest, Warning
 from warehouse.search.filters import lane_predicate
@@ -100,6 +100,17 @@ def run_vectors(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lane_state: 
     return VectorRun(hits, {ln: state[ln] for ln in lanes}, warnings)
 
 
+def of_answering_lanes(vec: VectorRun, state: Mapping[str, LaneState]) -> VectorRun:
+    """The vector side without the lanes whose lexical query failed (it ran beside them, judged by
+    the generation and settings alone): a failed lane's answer is void, and it reports that (§9)."""
+    void = {ln for ln in vec.state if state.get(ln, {}).get("unavailable")}
+    if not void:
+        return vec
+    return VectorRun({ln: h for ln, h in vec.hits.items() if ln not in void},
+                     {ln: st for ln, st in vec.state.items() if ln not in void},
+                     [w for w in vec.warnings if w.lane not in void])
+
+
 def _scan(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lanes: list[str],
           watchdog: Watchdog, ws: Resolved, allow: str = "") -> dict[str, list[tuple[int, float]]]:
     qvec = embed.vector_literal(embed.embed(req.query))
@@ -138,18 +149,14 @@ def nominate_profiles(vec: VectorRun, profiles: Mapping[int, int]) -> set[int]:
 
 
 def with_vector_hits(hits: list[Hit], vec: VectorRun) -> list[Hit]:
-    """The lexical hits plus a lex-0 row per vector-only unit (fusion reads its document columns)."""
+    """The lexical hits plus a lex-0 row per vector-only unit similar enough to be an answer (VEC_MIN:
+    one below it can never be one, and each row costs fusion a document lookup)."""
     have = {(lane, d) for lane, d, _, _ in hits}
-    extra = [(lane, d, 0.0, []) for lane in LANES for d, _ in vec.hits.get(lane, []) if (lane, d) not in have]
+    extra = [(lane, d, 0.0, []) for lane in LANES for d, sim in vec.hits.get(lane, [])
+             if (lane, d) not in have and sim >= VEC_MIN]
     return hits + extra
 
 
-def vec_rows(vec: VectorRun) -> str:
-    """The vector hits as `_vec` VALUES (numbers and fixed lane names only)."""
-    rows = [f"('{lane}', {int(d)}, {literals.double(s)})" for lane in LANES for d, s in vec.hits.get(lane, [])]
-    return ", ".join(rows)
-
-
-def item_similarity(sess: duckdb.DuckDBPyConnection) -> dict[tuple[str, int], float]:
-    """(lane, doc_id) of each fused item -> the best similarity in its group (its `why`: `vec: 0.83`)."""
-    return {(lane, int(d)): float(v) for lane, d, v in sess.execute("EXECUTE akw_vec_of").fetchall()}
+def similarities(vec: VectorRun) -> dict[tuple[str, int], float]:
+    """(lane, doc_id) -> the unit's similarity to the query: it rides in fusion's hits literal (`_hits.vec`)."""
+    return {(lane, int(d)): float(s) for lane in LANES for d, s in vec.hits.get(lane, [])}

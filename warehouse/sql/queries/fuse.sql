@@ -90,5 +90,5 @@ caps AS (
 )
 SELECT s.lane, lex, bits, doc_id, doc_key, episode_id, actor_id, workspace_id, time, outcome, grp, cap_key, grp_bits,
        coverage, groups_matched, relevance, lane_rank, rrf, rel, lane_priority,
-       list_position(c.ids, s.doc_id) AS cap_rank, evidence
+       list_position(c.ids, s.doc_id) AS cap_rank, evidence, NULL AS vec
 FROM scored s JOIN caps c USING (lane, cap_grp);

@@ -1,7 +1,7 @@
 -- Fusion with the semantic side (semantic.enabled): fuse.sql plus each lane's vector hits, fused
 -- with the lexical ranking by RRF **inside** the lane; the lanes stay separate (contract 000 §4).
--- Input: _hits (hits.sql; a vector-only unit is a row with lex 0 and no bits) and _vec (lane,
--- doc_id, vec = cosine similarity of the unit to the query). Parameters $1..$11 as in fuse.sql ($7 may be
+-- Input: _hits (hits.sql; a vector-only unit is a row with lex 0 and no bits; vec = the unit's cosine
+-- similarity to the query, NULL when the vector side did not return it). Parameters $1..$11 as in fuse.sql ($7 may be
 -- unreachable: then only vector answers remain), and
 -- $12 min similarity of an item, $13 min similarity of the best item (below it the vector side
 -- has no answer: an absent topic is still an empty answer, FR-5.7), $14 the anchor mask of fuse.sql's
@@ -20,12 +20,9 @@
 -- (tests/test_prepared_statements.py).
 PREPARE akw_fuse_sem AS INSERT INTO _fused
 WITH grps AS (SELECT unnest($10::BIGINT[]) AS mask, unnest($11::DOUBLE[]) AS weight),
-hv AS (
-    SELECT h.*, v.vec FROM _hits h LEFT JOIN _vec v USING (lane, doc_id)
-),
-best AS (
+best AS (  -- vec: the group's best similarity (an episode's best unit); _fused.vec, the item's `why`
     SELECT lane, arg_max(doc_id, (lex, -doc_id)) AS doc_id, bit_or(bits) AS grp_bits, max(vec) AS vec
-    FROM hv GROUP BY lane, grp
+    FROM _hits GROUP BY lane, grp
 ),
 matched AS (
     SELECT b.lane, b.doc_id, b.grp_bits, b.vec, coalesce(sum(g.weight), 0) / $4::DOUBLE AS coverage,
@@ -36,7 +33,7 @@ matched AS (
 covered AS (
     SELECT h.* EXCLUDE (vec), m.grp_bits, m.coverage, m.groups_matched, m.vec,
            (m.grp_bits & $14::BIGINT) <> 0 AS anchored
-    FROM matched m JOIN hv h USING (lane, doc_id)
+    FROM matched m JOIN _hits h USING (lane, doc_id)
 ),
 gates AS (
     SELECT coalesce(max(coverage) FILTER (WHERE anchored) >= $6::DOUBLE
@@ -101,5 +98,5 @@ caps AS (
 )
 SELECT s.lane, lex, bits, doc_id, doc_key, episode_id, actor_id, workspace_id, time, outcome, grp, cap_key, grp_bits,
        coverage, groups_matched, relevance, lane_rank, rrf, rel, lane_priority,
-       list_position(c.ids, s.doc_id) AS cap_rank, evidence
+       list_position(c.ids, s.doc_id) AS cap_rank, evidence, vec
 FROM scored s JOIN caps c USING (lane, cap_grp);

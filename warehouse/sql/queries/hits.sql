@@ -1,5 +1,6 @@
 -- This search's lane hits with the cheap columns fusion needs, in one statement. {rows} is one
--- literal of numbers only ('lane_no,doc_id,lex,bits,fb,tr;…', literals.number_rows; fb = feedback score, tr = trust): parsing one string
+-- literal of numbers only ('lane_no,doc_id,lex,bits,fb,tr,vec;…', literals.number_rows; fb = feedback score, tr = trust,
+-- vec = the unit's similarity to the query, empty when the vector side did not return it): parsing one string
 -- is much cheaper than binding hundreds of list constants. {doc_ids} = the same ids as a plain IN
 -- list (zone maps prune the scan of ak_document).
 -- grp = what one lane item stands for (an episode, a skill name, a chunk); cap_key = what the
@@ -15,9 +16,10 @@ SELECT ['episodes', 'code', 'skills'][h.lane_no + 1] AS lane, h.lex, h.bits, doc
        CASE WHEN h.lane_no = 1 THEN regexp_replace(doc.doc_key, ':[0-9]+$', '')
             ELSE doc.doc_key END AS cap_key,
        CASE WHEN h.lane_no = 0 THEN doc.skills END AS skills,   -- the skills its episode used (evidence)
-       h.fb, h.tr
+       h.fb, h.tr, h.vec
 FROM (SELECT split_part(r, ',', 1)::INTEGER AS lane_no, split_part(r, ',', 2)::INTEGER AS doc_id,
              split_part(r, ',', 3)::DOUBLE AS lex, split_part(r, ',', 4)::BIGINT AS bits,
-             split_part(r, ',', 5)::DOUBLE AS fb, split_part(r, ',', 6)::DOUBLE AS tr
+             split_part(r, ',', 5)::DOUBLE AS fb, split_part(r, ',', 6)::DOUBLE AS tr,
+             nullif(split_part(r, ',', 7), '')::DOUBLE AS vec
       FROM unnest(string_split({rows}, ';')) AS t(r)) AS h
 JOIN (SELECT * FROM ak_document WHERE doc_id IN ({doc_ids})) AS doc ON doc.doc_id = h.doc_id;
