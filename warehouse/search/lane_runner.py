@@ -1,7 +1,8 @@
 """The lexical lanes of one search: each included lane's query under a deadline, degrading on failure.
 
-Lanes run one after another on the plain cursor (one DuckDB thread, contract §11). A lane query
-past `LANE_TIMEOUT_S` is interrupted by the engine's one watchdog thread, and a query that
+The first included lane runs on the search's plain cursor and the others, one after another, on a
+side cursor at the same time (search/side_worker.py; each cursor one DuckDB thread). A lane query
+past `LANE_TIMEOUT_S` (contract §11) is interrupted by the engine's one watchdog thread, and a query that
 fails (out of memory, say) degrades its lane only: the other lanes still answer (§9). A
 generation that does not fit this version (binder/catalog errors) is not a lane failure and
 propagates, so the engine reports KNOWLEDGE_NOT_READY. Neither case ever logs the query text.
@@ -11,8 +12,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
-from typing import NamedTuple
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from typing import Any, NamedTuple
 
 import duckdb
 
@@ -46,35 +48,36 @@ class LaneRun(NamedTuple):
     no_source: bool  # no included lane is available (episodes and code, and skills unless it answers alone)
 
 
+Beside = Callable[[Callable[[duckdb.DuckDBPyConnection], Any]], Future]  # starts a job on a side cursor
+
+
 def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],
               lane_info: Mapping[str, LaneInfo], settings: Settings, watchdog: Watchdog,
-              ws: Resolved, allow: str = "") -> LaneRun:
+              ws: Resolved, allow: str = "", beside: Beside | None = None) -> LaneRun:
     """Query every included lane (episodes and code are reported on even when not included);
     `ws` is the workspace filter resolved to document numbers (unused without one); `allow` names the
-    principal's visible-document bitstring (access.View.bits; empty with access off), probed before ranking."""
+    principal's visible-document bitstring (access.View.bits; empty with access off), probed before ranking.
+    `beside` (search/side_worker.py): the first included lane runs on `cur`, the others at the same time
+    on a side cursor (lanes are independent queries; each keeps its deadline and its failure)."""
     lanes = [lane for lane in LANES if lane in req.include or lane in ("episodes", "code")]
+    queried = [lane for lane in lanes if lane in req.include]
+
+    def run(c: duckdb.DuckDBPyConnection, names: list[str]) -> list[tuple[LaneState, TraceLane, list[Hit]]]:
+        return [_one_lane(c, lane, req, found, lane_info, settings, watchdog, ws, allow) for lane in names]
+
+    rest = [lane for lane in lanes if queried and lane != queried[0]]
+    side = beside(lambda c: run(c, rest)) if beside is not None and found and len(queried) > 1 else None
+    here = [lane for lane in lanes if side is None or lane not in rest]
+    done = dict(zip(here, run(cur, here), strict=True))
+    if side is not None:
+        done.update(zip(rest, side.result(), strict=True))
     state: dict[str, LaneState] = {}
     traces: list[TraceLane] = []
     hits: list[Hit] = []
-    for lane in lanes:
-        st = lane_state(lane, lane_info.get(lane, {}), settings)
-        t = time.perf_counter()
-        if not st["unavailable"] and lane in req.include:
-            try:
-                rows = _lane_hits(cur, lane, req, found, st["docs"], watchdog, ws, allow) if found else []
-                hits += [(lane, d, s, terms) for d, s, terms in rows]
-                st["hits"] = len(rows)
-            except duckdb.InterruptException:
-                fail_lane(st, msg("lane.timed_out", "en", ms=int(LANE_TIMEOUT_S * 1000)))
-            except (duckdb.BinderException, duckdb.CatalogException):
-                raise  # the generation does not fit this version: KNOWLEDGE_NOT_READY (search)
-            except duckdb.Error as e:  # e.g. out of memory: this lane fails, the others answer (§9)
-                # the error's text may quote the query's SQL literal: log and name its class only
-                log.warning("search request_id=%s lane=%s failed: %s", req.request_id, lane, type(e).__name__)
-                fail_lane(st, msg("lane.query_failed", "en", error=type(e).__name__))
-        state[lane] = st
-        traces.append(TraceLane(lane=lane, ms=round((time.perf_counter() - t) * 1000, 3),
-                                items=st.get("hits", 0), degraded=st["degraded"]))
+    for lane in lanes:  # the contract's lane order, whichever cursor ran a lane
+        state[lane], trace, rows = done[lane]
+        traces.append(trace)
+        hits += rows
     # a warehouse of skills only (no sessions, no code yet) still answers from its skills lane; the
     # episodes and code lanes then say, degraded, that they have no source
     skills_answer = "skills" in req.include and not state.get("skills", {"unavailable": True})["unavailable"]
@@ -84,6 +87,31 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
     elif found and "hits" in state["episodes"] and profiles_apply(req):
         hits += _actor_hits(cur, req, found, lane_info.get(ACTOR_LANE, {}), watchdog, ws, allow)
     return LaneRun(state, traces, hits, no_source)
+
+
+def _one_lane(cur: duckdb.DuckDBPyConnection, lane: str, req: SearchRequest, found: list[tuple[str, int, int]],
+              lane_info: Mapping[str, LaneInfo], settings: Settings, watchdog: Watchdog, ws: Resolved,
+              allow: str) -> tuple[LaneState, TraceLane, list[Hit]]:
+    """One lane: its state, its trace and its hits (a failed or timed-out lane degrades alone, §9)."""
+    st = lane_state(lane, lane_info.get(lane, {}), settings)
+    t = time.perf_counter()
+    hits: list[Hit] = []
+    if not st["unavailable"] and lane in req.include:
+        try:
+            rows = _lane_hits(cur, lane, req, found, st["docs"], watchdog, ws, allow) if found else []
+            hits = [(lane, d, s, terms) for d, s, terms in rows]
+            st["hits"] = len(rows)
+        except duckdb.InterruptException:
+            fail_lane(st, msg("lane.timed_out", "en", ms=int(LANE_TIMEOUT_S * 1000)))
+        except (duckdb.BinderException, duckdb.CatalogException):
+            raise  # the generation does not fit this version: KNOWLEDGE_NOT_READY (search)
+        except duckdb.Error as e:  # e.g. out of memory: this lane fails, the others answer (§9)
+            # the error's text may quote the query's SQL literal: log and name its class only
+            log.warning("search request_id=%s lane=%s failed: %s", req.request_id, lane, type(e).__name__)
+            fail_lane(st, msg("lane.query_failed", "en", error=type(e).__name__))
+    trace = TraceLane(lane=lane, ms=round((time.perf_counter() - t) * 1000, 3), items=st.get("hits", 0),
+                      degraded=st["degraded"])
+    return st, trace, hits
 
 
 def profiles_apply(req: SearchRequest) -> bool:

@@ -217,7 +217,8 @@ class SearchEngine:
             vectors = self._side_worker.start(self._local.con, gen.path, view, lambda c: vector.run_vectors(
                 c, req, judged, self._vec_info, self._watchdog, ws, allow, profiles_apply(req)))
         lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws,
-                          view.bits if view is not None else "")
+                          view.bits if view is not None else "",
+                          lambda job: self._side_worker.start(self._local.con, gen.path, view, job))
         hint = None  # the hidden hint's query runs beside fusion and the live check (side_worker.py)
         if view is not None and view.scope.hints and not lanes.no_source:
             snap = lanes._replace(state={k: dict(v) for k, v in lanes.state.items()})

@@ -4,6 +4,7 @@ DuckDB releases the GIL while a statement runs, so on a machine with a spare cor
 does not need the lanes' or fusion's results costs the response almost nothing:
 - the vector side (semantic.enabled, vector.run_vectors: embed the query, scan the unit vectors)
   needs only the request, so it starts before the lexical lanes and runs beside them;
+- the lexical lanes but the first (lane_runner.run_lanes) run beside the first one;
 - the hidden-hint statement (lane_runner.hidden_hits) needs the query's terms and which lanes
   answer, so it starts as soon as the lanes ran and runs while fusion, the live check and the
   answer are built; the search waits for it only at the end;
@@ -29,7 +30,7 @@ from warehouse.search.access import View
 from warehouse.sqlfiles import query_sql
 
 T = TypeVar("T")
-WORKERS = 2  # concurrent searches of one process share these; a third job waits its turn
+WORKERS = 2  # the vector side and the other lanes at once; concurrent searches share them, a third job waits
 
 
 class SideWorker:
