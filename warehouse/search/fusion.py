@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 import duckdb
@@ -109,7 +109,8 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
          exp: synonyms.Expansion, lane_info: Mapping[str, LaneInfo], newest: str,
          semantic: tuple[Mapping[tuple[str, int], float], float, float] | None = None,
          feedback: Mapping[int, float] | None = None,
-         trust: Mapping[int, float] | None = None) -> Fused:
+         trust: Mapping[int, float] | None = None,
+         on_items: Callable[[list[tuple]], object] | None = None) -> Fused:
     """Fused items, actor rows and similarities on the session cursor `sess` (`newest`: the actors'
     recency reference, read_newest).
 
@@ -120,7 +121,10 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
 
     `semantic` (semantic.enabled): (lane, doc_id) -> the unit's similarity (vector.similarities), which
     rides in the hits literal as well, and the two similarity gates; fusion then also ranks by meaning
-    inside each lane (sql/queries/fuse_semantic.sql)."""
+    inside each lane (sql/queries/fuse_semantic.sql).
+
+    `on_items` is called with the items before the actor statement runs (the search starts reading
+    the items' details beside it)."""
     terms = exp.terms[:MAX_COVERAGE_TERMS]
     bit = {t: 1 << i for i, t in enumerate(terms)}
     n_docs = max(sum(int(v.get("docs", 0)) for v in lane_info.values()), 1)
@@ -177,8 +181,11 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     slots = [quotas.get(ln, 0) for ln in LANES] + [int(req.limit)]
     rows = sess.execute(f"EXECUTE akw_slots({', '.join(literals.bigint(x) for x in slots)})").fetchall()
     similarity = {(r[0], int(r[1])): float(r[-1]) for r in rows if r[-1] is not None} if semantic is not None else None
+    items = [r[:-1] for r in rows]
+    if on_items is not None and items:
+        on_items(items)
     actors = sess.execute(f"EXECUTE akw_actors('{newest}'::TIMESTAMPTZ)").fetchall()
-    return Fused([r[:-1] for r in rows], actors, similarity)
+    return Fused(items, actors, similarity)
 
 
 def trust_bound(beta: float = TRUST_BETA) -> float:

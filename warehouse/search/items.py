@@ -8,6 +8,7 @@ unless the caller asked for locators only (`provenance: locator`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -37,18 +38,26 @@ def iso(v: Any) -> str | None:
     return str(v)
 
 
+def read_details(cur: duckdb.DuckDBPyConnection, doc_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """Everything a response item shows (sql/queries/item_details.sql), per document id. Needs only
+    fusion's items, so the search reads it on a side cursor while the actor statement runs."""
+    if not doc_ids:
+        return {}
+    res = cur.execute(query_sql("item_details").replace("{doc_ids}", ",".join(str(int(d)) for d in doc_ids)))
+    cols = [c[0] for c in res.description]
+    return {row[0]: dict(zip(cols, row, strict=True)) for row in res.fetchall()}
+
+
 def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[tuple],
                terms_by_doc: dict[tuple[str, int], list[str]], nominated: set[int],
                actor_names: dict[str, str],
-               vec_by_doc: dict[tuple[str, int], float] | None = None) -> dict[str, list[Any]]:
+               vec_by_doc: dict[tuple[str, int], float] | None = None,
+               details: Mapping[int, dict[str, Any]] | None = None) -> dict[str, list[Any]]:
     """Lane → its items, in fusion's order; `nominated` episode documents stand for an actor profile's
-    match; `actor_names`: actor id → display name; `vec_by_doc` (semantic on) adds `vec: 0.83` to `why`."""
-    details = {}
-    if fused:
-        ids = ",".join(str(int(r[1])) for r in fused)
-        res = cur.execute(query_sql("item_details").replace("{doc_ids}", ids))
-        cols = [c[0] for c in res.description]
-        details = {row[0]: dict(zip(cols, row, strict=True)) for row in res.fetchall()}
+    match; `actor_names`: actor id → display name; `vec_by_doc` (semantic on) adds `vec: 0.83` to `why`;
+    `details`: read_details of (at least) these items, read here when not given."""
+    if details is None:
+        details = read_details(cur, [int(r[1]) for r in fused])
     words = req.query.split()
     locator = req.provenance == "locator"
     items: dict[str, list[Any]] = {lane: [] for lane in LANES}

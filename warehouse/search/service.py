@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from warehouse.search.budget import apply_budget
 from warehouse.search.contract import LANES, SearchRequest, SearchResponse, Trace, TraceLane, parse_request
 from warehouse.search.feedback_scores import FeedbackScores
 from warehouse.search.fusion import RRF_K, fuse, nominate, read_newest, read_profiles
+from warehouse.search.items import read_details
 from warehouse.search.lane_runner import hidden_hits, profiles_apply, run_lanes
 from warehouse.search.lane_status import LaneInfo, lane_state, read_lane_info
 from warehouse.search.messages import msg
@@ -236,8 +238,15 @@ class SearchEngine:
             nominated |= vector.nominate_profiles(vec, self._profiles)
             hits = vector.with_vector_hits(hits, vec)
             semantic = (vector.similarities(vec), vector.VEC_MIN, vector.VEC_MIN_BEST)
+        details: list[Future[dict[int, dict[str, Any]]]] = []  # the items' rows, read beside the actor statement
+
+        def read_beside(items: list[tuple]) -> None:
+            ids = [int(r[1]) for r in items]
+            details.append(self._side_worker.start(self._local.con, gen.path, view, lambda c: read_details(c, ids)))
+
         fused, actor_rows, vec_by_doc = fuse(sess, hits, weights, req, exp, self._lane_info, self._newest, semantic,
-                                             self._feedback.by_doc, self._trust.by_doc) if hits else ([], [], None)
+                                             self._feedback.by_doc, self._trust.by_doc, read_beside) \
+            if hits else ([], [], None)
         trimmed: list[str] = []
         if view is not None:  # actors seen in full only; then the live check of the final items
             actor_rows = guard.hold_actors(actor_rows, view)
@@ -249,7 +258,7 @@ class SearchEngine:
         terms_by_doc = {(lane, d): terms for lane, d, _, terms in hits}
         resp = assemble(cur, gen, req, routing, weights, lanes.state, fused, actor_rows, terms_by_doc, nominated,
                         lanes.no_source, self.settings, vec_by_doc, vec.state if vec is not None else None,
-                        ws.unknown, known.names() if ws.unknown else [])
+                        ws.unknown, known.names() if ws.unknown else [], details[0].result() if details else None)
         if vec is not None:
             resp.warnings.extend(vec.warnings)
         resp.fusion.feedback_rev = self._feedback.rev  # same index_rev + feedback_rev + trust_rev + request:
