@@ -76,7 +76,7 @@ class SearchEngine:
         self._terms = TermCache()  # query chunk -> terms, term -> vocabulary entry, of the open generation
         self._catalog: Catalog | None = None  # the ACL names of the open generation (read when access is on)
         self._local = threading.local()  # one prepared search session (cursor) per thread
-        self._side_worker = SideWorker()  # the vector side and the hidden hint's query, on cursors of their own
+        self._side_worker = SideWorker()  # statements beside the lanes and fusion, on cursors of their own
         self._watchdog = Watchdog()  # interrupts a lane query past LANE_TIMEOUT_S
         keep_heap_warm()
         self._cache = ResponseCache(cache_size)
