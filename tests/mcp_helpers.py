@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from collections.abc import Awaitable, Callable
@@ -19,9 +20,14 @@ T = TypeVar("T")
 
 
 def server_params(wh: Warehouse) -> StdioServerParameters:
-    """`akw mcp` with the home's locations in its environment (never in a tool argument)."""
+    """`akw mcp` with the home's locations in its environment (never in a tool argument), and the
+    tests' pinned clock (conftest's `AKW_NOW`): the SDK starts the server with a minimal environment,
+    and a server on the wall clock made its reindex's curation pass a day apart from the test
+    process's once the real date passed the pinned one (test_parity's reindex case, from 2026-12-02)."""
     env = {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
            "AKW_HOME": str(wh.paths.home)}
+    if os.environ.get("AKW_NOW"):
+        env["AKW_NOW"] = os.environ["AKW_NOW"]
     return StdioServerParameters(command=AKW, args=["mcp"], env=env)
 
 
