@@ -18,10 +18,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 
@@ -54,6 +55,7 @@ __all__ = ["RRF_K", "SESSION_USES", "SearchEngine"]  # RRF_K: imported from here
 
 log = logging.getLogger("akw.search")
 
+T = TypeVar("T")
 SEARCH_MEMORY = generation.READER_MEMORY  # the one reader policy of a process (generation.open_current)
 SEARCH_THREADS = generation.READER_THREADS
 SESSION_USES = 64  # searches per session cursor before it is made anew (its temp tables keep deleted rows)
@@ -212,25 +214,30 @@ class SearchEngine:
                               lookup=lambda terms: memo.lookup(cur, terms))
         known = self._workspaces if view is None else view.workspaces(self._workspaces)
         ws = known.resolve(list(req.filters.workspaces))  # ids, paths, folder names, titles
-        vectors = None  # the vector side needs only the request: it runs beside the lexical lanes (side_worker.py)
+        con = self._local.con
+
+        def beside(job: Callable[[duckdb.DuckDBPyConnection], T]) -> Future[T]:
+            """`job` on a side cursor of this search's generation and view (side_worker.py)."""
+            return self._side_worker.start(con, gen.path, view, job)
+
+        vectors = None  # the vector side needs only the request: it runs beside the lexical lanes
         if self._semantic:
             judged = {ln: lane_state(ln, self._lane_info.get(ln, {}), self.settings) for ln in LANES}
             allow = view.allow_clause() if view is not None else ""
-            vectors = self._side_worker.start(self._local.con, gen.path, view, lambda c: vector.run_vectors(
-                c, req, judged, self._vec_info, self._watchdog, ws, allow, profiles_apply(req)))
+            vectors = beside(lambda c: vector.run_vectors(c, req, judged, self._vec_info, self._watchdog, ws, allow,
+                                                          profiles_apply(req)))
         lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws,
-                          view.bits if view is not None else "",
-                          lambda job: self._side_worker.start(self._local.con, gen.path, view, job))
-        hint = None  # the hidden hint's query runs beside fusion and the live check (side_worker.py)
+                          view.bits if view is not None else "", beside)
+        hint = None  # the hidden hint's query runs beside fusion and the live check
         if view is not None and view.scope.hints and not lanes.no_source:
             snap = lanes._replace(state={k: dict(v) for k, v in lanes.state.items()})
             seen_all = frozenset(ln for ln, st in snap.state.items() if view.lane_docs.get(ln, 0) >= st["docs"])
-            hint = self._side_worker.start(self._local.con, gen.path, view, lambda c: hidden_hits(
-                c, req, exp.found, self._watchdog, ws, view.hidden_clause(), snap, seen_all))
+            hint = beside(lambda c: hidden_hits(c, req, exp.found, self._watchdog, ws, view.hidden_clause(), snap,
+                                                seen_all))
         places = None  # where the candidates live, read beside fusion for the live check (guard.trim)
         if view is not None and view.scope.live_roots is not None and lanes.hits:
             ids = [d for ln, d, _, _ in lanes.hits if ln in ("episodes", "code", "skills")]
-            places = self._side_worker.start(self._local.con, gen.path, view, lambda c: guard.prefetch(c, ids, view))
+            places = beside(lambda c: guard.prefetch(c, ids, view))
         hits, nominated = nominate(lanes.hits, self._profiles)
         vec = None if vectors is None or lanes.no_source else vector.of_answering_lanes(vectors.result(), lanes.state)
         semantic = None
@@ -242,7 +249,7 @@ class SearchEngine:
 
         def read_beside(items: list[tuple]) -> None:
             ids = [int(r[1]) for r in items]
-            details.append(self._side_worker.start(self._local.con, gen.path, view, lambda c: read_details(c, ids)))
+            details.append(beside(lambda c: read_details(c, ids)))
 
         fused, actor_rows, vec_by_doc = fuse(sess, hits, weights, req, exp, self._lane_info, self._newest, semantic,
                                              self._feedback.by_doc, self._trust.by_doc, read_beside) \
