@@ -17,7 +17,7 @@ def _():
     import marimo as mo
 
     from warehouse.api import Warehouse
-    from warehouse.errors import KnowledgeError
+    from warehouse.core.errors import KnowledgeError
 
     wh = Warehouse.open()
     queries = {p.stem: p.read_text(encoding="utf-8") for p in sorted((Path(__file__).parent / "queries").glob("*.sql"))}

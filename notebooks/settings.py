@@ -20,7 +20,7 @@ def _():
 
     from warehouse import ui
     from warehouse.api import Warehouse
-    from warehouse.errors import KnowledgeError
+    from warehouse.core.errors import KnowledgeError
 
     wh = Warehouse.open()
     return KnowledgeError, escape, json, mo, ui, wh

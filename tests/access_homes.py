@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import akw_fixtures
+
 from warehouse.api import Warehouse
-from warehouse.settings import Settings
+from warehouse.core.settings import Settings
 
 QUERIES = (
     "Кто уже занимался переносом сайта iya.ru на новый сервер?", "deploy-iya-ru skill for a deployment",

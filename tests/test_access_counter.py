@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from access_homes import build
 
-from warehouse import access_counter as ac
 from warehouse.api import Warehouse
+from warehouse.home import access_counter as ac
 
 AKW = Path(sys.executable).with_name("akw")
 FORGOTTEN: set[str] = set()  # forgotten by a test above: their later hits are dropped by design
@@ -121,8 +121,8 @@ def test_a_forgotten_entity_loses_a_hit_queued_before_and_after(wh: Warehouse) -
     ac.record(wh.paths, ["ent:doomed", "ent:kept"])  # queued, perhaps not written yet
     assert ac.forget_items(wh.paths, {"ent:doomed"}) == 1, "the queued hit was written first, then wiped"
     ac.record(wh.paths, ["ent:doomed", "ent:kept"])  # a response built before the forget
-    other = subprocess.run([sys.executable, "-c", "import sys; from warehouse import access_counter as ac; "
-                            "from warehouse.paths import Paths; p = Paths.resolve(home=sys.argv[1]); "
+    other = subprocess.run([sys.executable, "-c", "import sys; from warehouse.home import access_counter as ac; "
+                            "from warehouse.core.paths import Paths; p = Paths.resolve(home=sys.argv[1]); "
                             "ac.record(p, ['ent:doomed'])", str(wh.paths.home)], check=False, timeout=60)
     assert other.returncode == 0
     counts = ac.read(wh.paths)
@@ -140,8 +140,8 @@ def test_cli_search_then_another_process_reads_the_hits(wh: Warehouse) -> None:
     assert r.returncode == 0, r.stderr[-2000:]
     returned = set(ac.response_entities(json.loads(r.stdout))) - FORGOTTEN
     assert returned
-    reader = subprocess.run([sys.executable, "-c", "import json, sys; from warehouse import access_counter as ac; "
-                             "from warehouse.paths import Paths; "
+    reader = subprocess.run([sys.executable, "-c", "import json, sys; from warehouse.home import access_counter as ac; "
+                             "from warehouse.core.paths import Paths; "
                              "print(json.dumps(ac.read(Paths.resolve(home=sys.argv[1]))))", str(wh.paths.home)],
                             capture_output=True, timeout=60, check=True)
     after = json.loads(reader.stdout)

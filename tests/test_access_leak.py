@@ -12,7 +12,7 @@ import pytest
 from access_homes import MODES, QUERIES, as_, build, leaks, markers
 
 from warehouse.api import Warehouse
-from warehouse.errors import Code, KnowledgeError
+from warehouse.core.errors import Code, KnowledgeError
 
 WHO = ("alice@example.com", "bob@example.com", "carol@example.com")
 

@@ -18,8 +18,8 @@ from mcp import Client, StdioServerParameters
 from mcp_helpers import AKW
 
 from warehouse.api import Warehouse
-from warehouse.errors import Code
-from warehouse.settings import Settings
+from warehouse.core.errors import Code
+from warehouse.core.settings import Settings
 
 WHO = "alice@example.com"
 HOSTILE = ("' OR 1=1 --", "deploy* OR nginx NEAR/3 \"tls\" -mysql", "../../../../etc/passwd",

@@ -16,8 +16,8 @@ import pytest
 from access_homes import as_, build, leaks, markers, principals
 
 from warehouse.api import Warehouse
-from warehouse.errors import Code, KnowledgeError
-from warehouse.settings import Settings
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.settings import Settings
 
 AKW = Path(sys.executable).with_name("akw")
 HOSTILE = ("' OR 1=1 --", "\"; DROP TABLE ak_document; --", "x' UNION SELECT text FROM ak_document --",

@@ -14,7 +14,7 @@ import pytest
 from access_homes import as_, build
 
 from warehouse.api import Warehouse
-from warehouse.errors import Code
+from warehouse.core.errors import Code
 
 IYA = "Кто уже занимался переносом сайта iya.ru на новый сервер?"
 

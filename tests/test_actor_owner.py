@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from akw_fixtures import autoclaw_schema
+
 from warehouse.api import Warehouse
 
 ACCOUNT = "acc"

@@ -15,14 +15,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import pytest
 import yaml
 
-import akw_fixtures
 from warehouse.api import Warehouse
 from warehouse.cards.contract import CARD_MODELS, card_json_schema
 from warehouse.cards.lookup import published
-from warehouse.errors import Code, KnowledgeError
+from warehouse.core.errors import Code, KnowledgeError
 from warehouse.evaluation import homes
 from warehouse.search.snippets import UNTRUSTED_OPEN
 

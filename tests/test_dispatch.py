@@ -16,12 +16,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import pytest
 
-import akw_fixtures
-from warehouse import generation, outbox
 from warehouse.api import Warehouse
-from warehouse.errors import Code, KnowledgeError
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.home import generation, outbox
 from warehouse.search.snippets import UNTRUSTED_OPEN
 
 AKW = Path(sys.executable).parent / "akw"

@@ -2,13 +2,14 @@
 
 from pathlib import Path
 
-from warehouse.build import marts_doc
+from warehouse.indexing import marts_doc
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_marts_reference_is_in_sync_with_sql() -> None:
-    assert marts_doc.DOC.read_text(encoding="utf-8") == marts_doc.render(), "run: python -m warehouse.build.marts_doc"
+    assert marts_doc.DOC.read_text(encoding="utf-8") == marts_doc.render(), (
+        "run: python -m warehouse.indexing.marts_doc")
 
 
 def test_readme_names_the_two_commands() -> None:

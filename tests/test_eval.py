@@ -6,11 +6,11 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import akw_fixtures
 import pytest
 import yaml
 from typer.testing import CliRunner
 
-import akw_fixtures
 from warehouse.api import Warehouse
 from warehouse.cli import app
 from warehouse.evaluation import homes

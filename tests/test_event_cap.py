@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import akw_fixtures
 import zstandard
 
-import akw_fixtures
 from warehouse.api import Warehouse
 from warehouse.extract.dsh.parse import TEXT_CAP, parse_log
 

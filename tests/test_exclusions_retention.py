@@ -14,7 +14,7 @@ import pytest
 from small_home import build_small_home
 
 from warehouse.api import Warehouse
-from warehouse.settings import Settings
+from warehouse.core.settings import Settings
 
 
 @pytest.fixture(scope="module")

@@ -16,15 +16,15 @@ from typing import Any
 import polars as pl
 import pytest
 
-from warehouse.errors import Code
+from warehouse.core.errors import Code
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Settings
 from warehouse.extract.autoclaw import job as autoclaw
 from warehouse.extract.autoclaw.sqlite_open import OpenPolicy
 from warehouse.extract.autoclaw.tables import to_ms
 from warehouse.extract.base import ExtractContext, SourceReport
-from warehouse.lake import Lake
-from warehouse.paths import Paths
-from warehouse.settings import Settings
-from warehouse.state import SourceStore
+from warehouse.home.lake import Lake
+from warehouse.home.state import SourceStore
 
 SCHEMA = """
 CREATE TABLE schema_migrations(sequence INTEGER PRIMARY KEY, name TEXT NOT NULL);

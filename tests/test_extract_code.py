@@ -9,14 +9,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Exclude, Index, Settings
 from warehouse.extract.base import ExtractContext, SourceReport
 from warehouse.extract.code import job as code
 from warehouse.extract.code.chunk import chunk_text
 from warehouse.extract.code.gitignore import IgnoreStack
-from warehouse.lake import Lake
-from warehouse.paths import Paths
-from warehouse.settings import Exclude, Index, Settings
-from warehouse.state import SourceStore
+from warehouse.home.lake import Lake
+from warehouse.home.state import SourceStore
 
 MAIN_PY = '''"""Module doc."""
 import os

@@ -13,13 +13,13 @@ import polars as pl
 import pytest
 import zstandard
 
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Settings
 from warehouse.extract.base import ExtractContext, SourceReport
 from warehouse.extract.dsh import job as dsh
 from warehouse.extract.dsh.parse import frame_info
-from warehouse.lake import Lake
-from warehouse.paths import Paths
-from warehouse.settings import Settings
-from warehouse.state import SourceStore
+from warehouse.home.lake import Lake
+from warehouse.home.state import SourceStore
 
 T0 = 1_761_200_000_000  # header createdAt of every test session
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Exclude, Settings, Sources
 from warehouse.extract.base import ExtractContext, SourceReport
 from warehouse.extract.skills import job as skills
 from warehouse.extract.skills.parse import parse_skill_md, split_tools
-from warehouse.lake import Lake
-from warehouse.paths import Paths
-from warehouse.settings import Exclude, Settings, Sources
-from warehouse.state import SourceStore
+from warehouse.home.lake import Lake
+from warehouse.home.state import SourceStore
 
 REAL = Path("/work/shared/realdata/skills")
 REAL_DIRS = [REAL / "anthropic", REAL / "superpowers"]

@@ -11,12 +11,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import pytest
 
-import akw_fixtures
-from warehouse import feedback
 from warehouse.api import Warehouse
-from warehouse.errors import Code, KnowledgeError
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.home import feedback
 
 QUERY = "backup database"
 
@@ -138,7 +138,7 @@ def test_feedback_survives_a_full_rebuild_and_forget_items_removes_it(wh: Wareho
 
 
 def test_forget_items_removes_records_naming_a_chosen_id(tmp_path: Path) -> None:
-    from warehouse.paths import Paths
+    from warehouse.core.paths import Paths
 
     p = Paths(tmp_path / "d", tmp_path / "a", tmp_path / "h")
     feedback.append(p, "skill:global:x", True, None, "actor:harness:root:s1")
@@ -174,7 +174,7 @@ def test_cli_feedback_json(wh: Warehouse) -> None:
 
 
 def test_semantic_fusion_applies_the_same_bounded_factor(tmp_path: Path) -> None:
-    from warehouse import embed
+    from warehouse.core import embed
 
     if not embed.installed():
         pytest.skip("the [semantic] extra is not installed")

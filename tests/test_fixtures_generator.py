@@ -13,11 +13,11 @@ from urllib.parse import unquote
 import pytest
 import yaml
 import zstandard
-
 from akw_fixtures import generate
 from akw_fixtures.canaries import BUNDLE_KINDS
 from akw_fixtures.dsh_log import INJECTED_KINDS
-from warehouse.redact import redact
+
+from warehouse.core.redact import redact
 
 SEED = 3
 

@@ -16,11 +16,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import pytest
 
-import akw_fixtures
-from warehouse import generation
 from warehouse.api import Warehouse
+from warehouse.home import generation
 from warehouse.search.lexical import lexical_search
 
 SESSIONS, SEED = 24, 11

@@ -12,11 +12,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import pytest
 
-import akw_fixtures
 from warehouse.api import Warehouse
-from warehouse.errors import KnowledgeError
+from warehouse.core.errors import KnowledgeError
 
 AKW = [sys.executable, "-m", "warehouse"]
 PASSWD_MARK = "root:x:0:0"

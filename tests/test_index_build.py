@@ -10,11 +10,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from warehouse import literals
 from warehouse.bench.lexical import Corpus
-from warehouse.build import lexical_index
-from warehouse.build.lexical_index import build_lexical_index
-from warehouse.db import connect
+from warehouse.core import literals
+from warehouse.core.db import connect
+from warehouse.indexing import lexical_index
+from warehouse.indexing.lexical_index import build_lexical_index
 from warehouse.search.lexical import lexical_search
 
 TABLES = (("fts_vocab", "term"), ("fts_postings", "lane, term_id, doc_id"), ("fts_lane_stats", "lane"),
@@ -133,9 +133,9 @@ def test_the_builder_binds_no_parameters(tmp_path) -> None:
     docs = [(f"d{i}", "episodes" if i % 3 else "code", f"t{i}", text, None)
             for i, (_, _, _, text, _) in enumerate(_corpus(3, 200))]
     code = (
-        "import sys; from pathlib import Path; from warehouse.db import connect\n"
-        "from warehouse.build import lexical_index\n"
-        "from warehouse import literals\n"
+        "import sys; from pathlib import Path; from warehouse.core.db import connect\n"
+        "from warehouse.indexing import lexical_index\n"
+        "from warehouse.core import literals\n"
         f"docs = {docs!r}\n"
         "rows = sorted(docs, key=lambda d: (d[1], d[0]))\n"
         "values = ', '.join('(' + ', '.join([str(i), *map(literals.value, r[:4]), 'NULL']) + ')' "

@@ -1,8 +1,8 @@
 """The folder tree is the data flow: no import cycles, and no module imports a stage above its own.
 
-Stages, lowest first (docs/adr/0004-layout.md): the ground floor, the warehouse's own records,
-extract, build, search, the tools over search (evaluation, bench), the API, the surfaces (CLI).
-A module may import its own stage and the ones below it, at module level or inside a function.
+`STAGES` below is the one list of stages, lowest first; the README's layout table and ADR 0004 are
+checked against it. A module may import its own stage and the ones below it, at module level or
+inside a function.
 """
 
 from __future__ import annotations
@@ -13,41 +13,38 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = ROOT / "warehouse"
 
 STAGES: list[tuple[str, tuple[str, ...]]] = [
-    ("ground", ("warehouse", "warehouse.paths", "warehouse.settings", "warehouse.errors", "warehouse.redact",
-                "warehouse.db", "warehouse.literals", "warehouse.sqlfiles", "warehouse.tokenizer", "warehouse.proc",
-                "warehouse.embed", "warehouse.source_roots", "warehouse.clock", "warehouse.background")),
-    ("records", ("warehouse.lake", "warehouse.state", "warehouse.generation", "warehouse.runs",
-                 "warehouse.schedule", "warehouse.status", "warehouse.outbox", "warehouse.feedback",
-                 "warehouse.spill", "warehouse.query", "warehouse.tombstones",
-                 "warehouse.access_counter", "warehouse.trust",
-                 "warehouse.team")),  # the team lake (ADR 0013): push, snapshot export, team status
+    # the test-data generator (`fixtures/`): imports nothing of the warehouse, loaded only to generate
+    ("fixtures", ("akw_fixtures",)),
+    ("core", ("warehouse", "warehouse.core")),
+    ("home", ("warehouse.home",)),
+    ("team", ("warehouse.team",)),
     ("extract", ("warehouse.extract",)),
-    ("build", ("warehouse.build",)),
+    ("indexing", ("warehouse.indexing",)),
+    ("pipeline", ("warehouse.pipeline",)),
     ("search", ("warehouse.search",)),
-    ("cards", ("warehouse.cards",)),  # cards over the marts and, for full text, the extract readers
+    ("cards", ("warehouse.cards",)),
     ("dispatch", ("warehouse.dispatch",)),
-    ("lifecycle", ("warehouse.lifecycle",)),  # forget (rebuilds the index), delete the index
+    ("lifecycle", ("warehouse.lifecycle",)),
     ("tools", ("warehouse.evaluation", "warehouse.bench", "warehouse.quality", "warehouse.reports")),
     ("api", ("warehouse.api",)),
-    # bench.child: a process; daemon: the `akw daemon` loop over the API; mcp: the MCP server;
-    # ui: the marimo apps' text and HTML
-    ("surfaces", ("warehouse.cli", "warehouse.__main__", "warehouse.bench.child", "warehouse.daemon",
-                  "warehouse.mcp", "warehouse.ui")),
+    ("surfaces", ("warehouse.cli", "warehouse.__main__", "warehouse.daemon", "warehouse.mcp", "warehouse.ui")),
 ]
+"""The stages, lowest first: the one list. The README's layout table and ADR 0004 are checked against it."""
+
+# importable name -> folder (pyproject `package-dir`: the generator lives in `fixtures/`)
+PACKAGE_DIRS = {"warehouse": ROOT / "warehouse", "akw_fixtures": ROOT / "fixtures"}
 
 
-def _module_name(path: Path) -> str:
-    rel = path.relative_to(ROOT).with_suffix("")
-    parts = list(rel.parts)
+def _module_name(package: str, path: Path) -> str:
+    parts = [package, *path.relative_to(PACKAGE_DIRS[package]).with_suffix("").parts]
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
 
 
-MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+MODULES = {_module_name(pkg, p): p for pkg, folder in PACKAGE_DIRS.items() for p in sorted(folder.rglob("*.py"))}
 
 
 def stage_of(module: str) -> int:
@@ -137,7 +134,7 @@ def test_there_are_no_import_cycles() -> None:
     assert cycles == []
 
 
-@pytest.mark.parametrize("module", ["warehouse.cli", "warehouse.status", "warehouse.search.service"])
+@pytest.mark.parametrize("module", ["warehouse.cli", "warehouse.home.status", "warehouse.search.service"])
 def test_light_modules_do_not_load_the_extract_stack_or_the_generator(module: str) -> None:
     """`akw status`, search and the CLI's start-up stay free of polars/pyarrow and the test-data generator."""
     import subprocess
@@ -151,5 +148,32 @@ def test_light_modules_do_not_load_the_extract_stack_or_the_generator(module: st
 
 def test_the_import_checker_sees_a_violation() -> None:
     """The checks above can fail: the build stage does see an upward import when one exists."""
-    assert stage_of("warehouse.search.service") > stage_of("warehouse.build.reindex")
-    assert "warehouse.build.transform" in imports_of("warehouse.build.child")
+    assert stage_of("warehouse.search.service") > stage_of("warehouse.pipeline.reindex")
+    assert "warehouse.indexing.transform" in imports_of("warehouse.indexing.child")
+
+
+def _table_stages(doc: Path, heading: str) -> list[str]:
+    """The first column of the first table after `heading` in a Markdown file."""
+    text = doc.read_text(encoding="utf-8")
+    lines = text[text.index(heading):].splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("|"))
+    rows = []
+    for ln in lines[start + 2:]:
+        if not ln.startswith("|"):
+            break
+        rows.append(ln.split("|")[1].strip().split(" ")[0])
+    return rows
+
+
+@pytest.mark.parametrize(("doc", "heading"), [("README.md", "## Layout"), ("docs/adr/0004-layout.md", "## Decision")])
+def test_the_docs_list_the_same_stages_in_the_same_order(doc: str, heading: str) -> None:
+    assert _table_stages(ROOT / doc, heading) == [name for name, _ in STAGES]
+
+
+def test_every_package_is_shipped() -> None:
+    """pyproject lists its packages (the SQL and the generator live outside `warehouse/`): none is missing."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    found = {m for m, p in MODULES.items() if p.name == "__init__.py"} | {"warehouse.sql"}
+    assert listed == found

@@ -9,10 +9,11 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from warehouse import literals
 from warehouse.bench.lexical import Corpus
-from warehouse.build.lexical_index import build_lexical_index
-from warehouse.db import connect
+from warehouse.core import literals
+from warehouse.core.db import connect
+from warehouse.core.tokenizer import BM25_B, BM25_K1
+from warehouse.indexing.lexical_index import build_lexical_index
 from warehouse.search.lexical import (
     IDENT_BOOST,
     IMPACT_SCALE,
@@ -20,7 +21,6 @@ from warehouse.search.lexical import (
     query_terms,
     search_with_strategy,
 )
-from warehouse.tokenizer import BM25_B, BM25_K1
 
 # (doc_key, lane, title, text, ident_text); doc_id is assigned in (lane, doc_key) order below.
 DOCS = [

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import duckdb
 import pytest
 
-from warehouse import literals
+from warehouse.core import literals
 
 NASTY = ["'; DROP TABLE x; --", "кто чинил MySQL «176.99.5.35»", "\\x00'\"$1?", "", "emoji 🙂 and \u00a0nbsp", "?",
          "$q$; DROP TABLE x; --", "a $q", "ends with $q", "$q1$$q$", "$", "$$", "nul \x00 inside"]
@@ -41,7 +41,7 @@ def test_lists_numbers_and_times() -> None:
 
 
 def test_a_search_process_does_not_import_pandas(tmp_path) -> None:
-    code = ("import sys, duckdb\nfrom warehouse import literals\n"
+    code = ("import sys, duckdb\nfrom warehouse.core import literals\n"
             "c = duckdb.connect()\nc.execute('SELECT ' + literals.text('x')).fetchall()\n"
             "print('pandas' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -59,7 +59,7 @@ def test_number_rows_parse_back() -> None:
 
 
 def test_heap_tuning_is_idempotent() -> None:
-    from warehouse.proc import keep_heap_warm
+    from warehouse.core.proc import keep_heap_warm
 
     assert keep_heap_warm() == keep_heap_warm()
 
@@ -77,7 +77,7 @@ def test_doubles_are_exact() -> None:
 
 
 def test_tuned_env_adds_the_malloc_tunable_once() -> None:
-    from warehouse.proc import GLIBC_TUNABLES, tuned_env
+    from warehouse.core.proc import GLIBC_TUNABLES, tuned_env
 
     env = tuned_env({"PATH": "/bin"})
     if sys.platform.startswith("linux"):

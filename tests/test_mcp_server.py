@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import anyio
 import psutil
 import pytest
@@ -19,11 +20,10 @@ from jsonschema import Draft202012Validator
 from mcp import Client
 from mcp_helpers import call, copy_home, plant_poison, text_json, with_client
 
-import akw_fixtures
-from warehouse import generation
 from warehouse.api import Warehouse
+from warehouse.home import generation
+from warehouse.home.runs import read_runs
 from warehouse.mcp.tools import DATA_NOT_INSTRUCTIONS_EN, DATA_NOT_INSTRUCTIONS_RU
-from warehouse.runs import read_runs
 from warehouse.search.snippets import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
 
 SEED_SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "003_6a60be907bed1bea.txt"

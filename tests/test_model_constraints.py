@@ -9,14 +9,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import duckdb
 import pytest
 
-import akw_fixtures
-from warehouse import generation
 from warehouse.api import Warehouse
-from warehouse.build import marts_doc, transform
-from warehouse.build.transform import Constraint, Model
+from warehouse.home import generation
+from warehouse.indexing import marts_doc, transform
+from warehouse.indexing.transform import Constraint, Model
 
 SESSIONS, SEED = 24, 3
 
@@ -263,7 +263,7 @@ def test_verify_reports_a_violation_of_the_published_generation(built, tmp_path)
 
 def test_the_build_refuses_a_generation_that_breaks_a_constraint(built, tmp_path) -> None:
     """The build child's gate: a broken constraint is an error naming the check, so nothing is published."""
-    from warehouse.build import child
+    from warehouse.indexing import child
 
     path = _damaged_copy(built, tmp_path, "INSERT INTO ak_actor SELECT * FROM ak_actor "
                                           "WHERE actor_id = (SELECT min(actor_id) FROM ak_actor)")

@@ -14,15 +14,15 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import duckdb
 import pytest
 import zstandard
 
-import akw_fixtures
-from warehouse import generation
 from warehouse.api import Warehouse
-from warehouse.build import transform
-from warehouse.redact import redact
+from warehouse.core.redact import redact
+from warehouse.home import generation
+from warehouse.indexing import transform
 
 SESSIONS, SEED = 24, 7
 # mart -> its id column: every id is a stable, prefixed string (never a row number) and unique

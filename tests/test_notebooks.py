@@ -26,8 +26,8 @@ from report_samples import write_history
 from selenium.webdriver.common.keys import Keys
 
 from warehouse.api import Warehouse
-from warehouse.runs import read_runs
-from warehouse.settings import Settings
+from warehouse.core.settings import Settings
+from warehouse.home.runs import read_runs
 
 NOTEBOOKS = ROOT / "notebooks"
 APPS = ("search", "settings", "eval", "bench", "explore")
@@ -62,7 +62,7 @@ def test_apps_use_only_the_api(name: str) -> None:
     ours |= {f"warehouse.{a.name}" for n in froms if n.module == "warehouse" for a in n.names}
     ours |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
              if a.name.startswith("warehouse")}
-    assert ours - {"warehouse"} <= {"warehouse.api", "warehouse.errors", "warehouse.ui"}, ours
+    assert ours - {"warehouse"} <= {"warehouse.api", "warehouse.core.errors", "warehouse.ui"}, ours
     assert "duckdb" not in (NOTEBOOKS / f"{name}.py").read_text(encoding="utf-8")
 
 

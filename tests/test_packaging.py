@@ -15,7 +15,9 @@ def test_installed_package_runs_the_demo_outside_the_repository(tmp_path: Path) 
     site = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), str(ROOT)],
                    check=True, capture_output=True, text=True)
-    assert sorted(p.name for p in (site / "warehouse" / "sql").iterdir()) == ["build", "models", "queries"]
+    installed_sql = sorted(p.name for p in (site / "warehouse" / "sql").iterdir() if p.name != "__pycache__")
+    assert installed_sql == ["__init__.py", "build", "models", "queries"]
+    assert (site / "akw_fixtures" / "catalogue.py").is_file()
     run = tmp_path / "elsewhere"
     run.mkdir()
     env = {**os.environ, "PYTHONPATH": str(site)}

@@ -16,18 +16,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import pytest
 import typer
 from mcp import Client
 from mcp_helpers import plant_poison, with_client
 
-import akw_fixtures
 from warehouse.api import Warehouse
 from warehouse.cli import app
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Settings
 from warehouse.mcp.tools import TOOLS
-from warehouse.paths import Paths
 from warehouse.search.snippets import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
-from warehouse.settings import Settings
 
 AKW = str(Path(sys.executable).with_name("akw"))
 OPERATIONS = {  # MCP tool → (Warehouse method, CLI command)

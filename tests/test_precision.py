@@ -9,16 +9,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import pytest
 
-import akw_fixtures
-from warehouse import db, embed
 from warehouse.api import Warehouse
-from warehouse.paths import Paths
+from warehouse.core import db, embed
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Settings
+from warehouse.core.tokenizer import install_tokenizer
 from warehouse.search import synonyms
 from warehouse.search.fusion import anchor_mask, groups_in_one_doc, names_a_known_thing, unknown_share
-from warehouse.settings import Settings
-from warehouse.tokenizer import install_tokenizer
 
 Gen = tuple[Warehouse, dict[str, Any]]
 

@@ -13,18 +13,18 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import duckdb
 import pytest
 
-import akw_fixtures
-from warehouse import embed
 from warehouse.api import Warehouse
-from warehouse.paths import Paths
+from warehouse.core import embed, sqlfiles
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Settings
 from warehouse.search import service
 from warehouse.search.request import search_request
-from warehouse.settings import Settings
 
-QUERIES = Path(__file__).resolve().parent.parent / "warehouse" / "sql" / "queries"
+QUERIES = sqlfiles.query_files()
 
 
 def _code(f: Path) -> str:
@@ -34,8 +34,8 @@ def _code(f: Path) -> str:
 def _prepared() -> list[tuple[str, str, str]]:
     """(file, statement, body) of every PREPARE in the query files, and actors.sql (prepared from
     search/session.py as akw_actors)."""
-    out = [("actors.sql", "akw_actors", _code(QUERIES / "actors.sql"))]
-    for f in sorted(QUERIES.glob("*.sql")):
+    out = [("actors.sql", "akw_actors", _code(QUERIES["actors"]))]
+    for f in QUERIES.values():
         code = _code(f)
         for m in re.finditer(r"PREPARE\s+(\w+)\s+AS\s+(.*?)(?=;|\Z|PREPARE\s)", code, flags=re.S | re.I):
             out.append((f.name, m.group(1), m.group(2)))

@@ -17,12 +17,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import pyarrow.parquet as pq
 import pytest
-
-import akw_fixtures
 from akw_fixtures.canaries import BUNDLE_KINDS, Canaries
-from warehouse import db
+
+from warehouse.core import db
 
 AKW = Path(sys.executable).parent / "akw"
 SEED, SESSIONS = 7, 12

@@ -13,8 +13,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from warehouse import generation
 from warehouse.api import Warehouse
+from warehouse.home import generation
 from warehouse.quality.checks import KINDS
 from warehouse.quality.run import run_quality
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-
 from akw_fixtures.realdata import convert
+
 from warehouse.api import Warehouse
+from warehouse.core.paths import Paths
 from warehouse.evaluation import homes
 from warehouse.evaluation.golden import Resolver, load_golden
 from warehouse.evaluation.runner import DEFAULT_GOLDEN
-from warehouse.paths import Paths
 
-pytestmark = pytest.mark.skipif(not convert.available(), reason="akw_fixtures/realdata/trajectories is absent")
+pytestmark = pytest.mark.skipif(not convert.available(), reason="fixtures/realdata/trajectories is absent")
 
 
 def _digest(root: Path) -> dict[str, str]:

@@ -3,7 +3,7 @@
 import polars as pl
 import pytest
 
-from warehouse.redact import redact, redact_frame
+from warehouse.core.redact import redact, redact_frame
 
 SECRETS = [
     ("mysql://root:CANARYpw91x@176.99.5.35:3306/shop", "CANARYpw91x"),
@@ -74,7 +74,7 @@ def test_prefilter_is_a_superset_of_the_rules() -> None:
     """A string the pre-filter skips must never contain anything a rule would redact."""
     import re
 
-    from warehouse.redact import HINT, RULES
+    from warehouse.core.redact import HINT, RULES
 
     hint = re.compile(HINT)
     for text, _secret in SECRETS:
@@ -90,7 +90,7 @@ def test_prefilter_is_a_superset_of_the_rules() -> None:
 
 
 def test_bulk_frames_take_the_vectorised_path_with_the_same_result() -> None:
-    from warehouse.redact import PY_MAX_HITS
+    from warehouse.core.redact import PY_MAX_HITS
 
     texts = [t for t, _ in SECRETS] * (PY_MAX_HITS // len(SECRETS) + 3)
     assert len(texts) > PY_MAX_HITS

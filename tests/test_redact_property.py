@@ -13,7 +13,7 @@ import polars as pl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from warehouse.redact import redact, redact_frame
+from warehouse.core.redact import redact, redact_frame
 
 ALNUM = string.ascii_letters + string.digits
 B64URL = ALNUM + "_-"

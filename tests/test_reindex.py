@@ -17,16 +17,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import pytest
 import zstandard
 
-import akw_fixtures
-from warehouse import db, generation
 from warehouse.api import Warehouse
-from warehouse.errors import KnowledgeError
-from warehouse.runs import read_runs
-from warehouse.settings import Settings
-from warehouse.status import status
+from warehouse.core import db
+from warehouse.core.errors import KnowledgeError
+from warehouse.core.settings import Settings
+from warehouse.home import generation
+from warehouse.home.runs import read_runs
+from warehouse.home.status import status
 
 SESSIONS, SEED = 24, 5
 MARKER = "zebra-quokka appended marker"

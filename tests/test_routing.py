@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from warehouse.errors import KnowledgeError
+from warehouse.core.errors import KnowledgeError
 from warehouse.search.contract import INTENTS, LANES
 from warehouse.search.routing import (
     CONF_MIXED,

@@ -15,15 +15,15 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import akw_fixtures
 import pytest
 
-import akw_fixtures
-from warehouse import generation
-from warehouse import schedule as sch
 from warehouse.api import Warehouse
-from warehouse.errors import Code, KnowledgeError
-from warehouse.runs import read_runs
-from warehouse.settings import Schedule
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.settings import Schedule
+from warehouse.home import generation
+from warehouse.home import schedule as sch
+from warehouse.home.runs import read_runs
 
 BERLIN = ZoneInfo("Europe/Berlin")
 AKW = [sys.executable, "-m", "warehouse"]

@@ -14,12 +14,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import duckdb
 import pytest
 
-import akw_fixtures
 from warehouse.api import Warehouse
-from warehouse.errors import Code, KnowledgeError
+from warehouse.core.errors import Code, KnowledgeError
 from warehouse.search.contract import invariant_violations, parse_request
 from warehouse.search.service import RRF_K
 
@@ -285,7 +285,7 @@ def test_query_is_a_literal(wh: Warehouse) -> None:
      ({"query": "x", "budget": {"max_tokens": 100}}, "budget.max_tokens")],
 )
 def test_invalid_requests(wh: Warehouse, bad: dict[str, Any], field: str) -> None:
-    from warehouse.errors import KnowledgeError
+    from warehouse.core.errors import KnowledgeError
 
     with pytest.raises(KnowledgeError) as e:
         wh.search({"schema": "knowledge.search/v1", **bad})

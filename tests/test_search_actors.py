@@ -10,13 +10,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import pytest
 
-import akw_fixtures
-from warehouse import generation
 from warehouse.api import Warehouse
 from warehouse.evaluation.golden import load_golden
 from warehouse.evaluation.runner import DEFAULT_GOLDEN
+from warehouse.home import generation
 from warehouse.search import fusion
 from warehouse.search.contract import SearchResponse, invariant_violations
 from warehouse.search.messages import msg

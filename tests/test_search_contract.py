@@ -13,7 +13,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
-from warehouse.errors import KnowledgeError
+from warehouse.core.errors import KnowledgeError
 from warehouse.search.contract import (
     Actor,
     ActorDispatch,
@@ -28,6 +28,7 @@ from warehouse.search.contract import (
     Freshness,
     Fusion,
     Lanes,
+    LaneWarning,
     Limits,
     Routing,
     SearchResponse,
@@ -36,7 +37,6 @@ from warehouse.search.contract import (
     Trace,
     TraceLane,
     UsedBy,
-    Warning,
     dump_response,
     invariant_violations,
     parse_request,
@@ -101,7 +101,7 @@ def full_response() -> SearchResponse:
                       dispatch=ActorDispatch(mode="spawn_replica", available=True))],
         fusion=Fusion(weights={"episodes": 1.0, "code": 0.4, "skills": 0.6}),
         limits=Limits(requested=10, returned=3, truncated=False),
-        warnings=[Warning(code="KNOWLEDGE_LANE_DEGRADED", lane="code", message="CPG is not built")],
+        warnings=[LaneWarning(code="KNOWLEDGE_LANE_DEGRADED", lane="code", message="CPG is not built")],
         errors=[ErrorItem(code="KNOWLEDGE_SOURCE_UNAVAILABLE", lane="code", message="x", retryable=True)],
         trace=Trace(lanes=[TraceLane(lane="episodes", ms=3.5, items=1, degraded=False, cache_hit=False)],
                     total_ms=9.0),

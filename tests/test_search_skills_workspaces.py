@@ -11,14 +11,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import pytest
 
-import akw_fixtures
 from warehouse.api import Warehouse
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Settings
 from warehouse.evaluation.homes import realdata_dir
-from warehouse.paths import Paths
 from warehouse.search.workspaces import WorkspaceIndex
-from warehouse.settings import Settings
 
 SEED_SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "003_6a60be907bed1bea.txt"
 LANES = ("episodes", "code", "skills")

@@ -12,17 +12,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import duckdb
 import numpy as np
 import pytest
 
-import akw_fixtures
-from warehouse import embed
 from warehouse.api import Warehouse
 from warehouse.bench.mutate import append_event, pick_session
-from warehouse.errors import Code
-from warehouse.paths import Paths
-from warehouse.settings import Settings
+from warehouse.core import embed
+from warehouse.core.errors import Code
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Settings
 
 pytestmark = pytest.mark.skipif(not embed.installed(), reason="the [semantic] extra is not installed")
 

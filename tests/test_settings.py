@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from warehouse.errors import KnowledgeError
-from warehouse.settings import Settings
+from warehouse.core.errors import KnowledgeError
+from warehouse.core.settings import Settings
 
 
 def test_defaults_match_spec(tmp_path: Path) -> None:

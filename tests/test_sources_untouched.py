@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import akw_fixtures
+
 from warehouse.api import Warehouse
 
 APP = """

@@ -12,12 +12,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import pytest
 
-import akw_fixtures
 from warehouse.api import Warehouse
-from warehouse.errors import KnowledgeError
-from warehouse.settings import Settings
+from warehouse.core.errors import KnowledgeError
+from warehouse.core.settings import Settings
 
 AKW = [sys.executable, "-m", "warehouse"]
 

@@ -12,11 +12,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import pytest
 
-import akw_fixtures
 from warehouse.api import Warehouse
-from warehouse.paths import Paths
+from warehouse.core.paths import Paths
 
 AKW = [sys.executable, "-m", "warehouse"]
 

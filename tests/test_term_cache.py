@@ -8,11 +8,11 @@ import unicodedata
 import duckdb
 import pytest
 
-from warehouse import literals
-from warehouse.db import connect
+from warehouse.core import literals
+from warehouse.core.db import connect
+from warehouse.core.tokenizer import install_tokenizer
 from warehouse.search import lexical
 from warehouse.search.term_cache import TermCache, chunks
-from warehouse.tokenizer import install_tokenizer
 
 
 @pytest.fixture(scope="module")

@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from access_homes import QUERIES, build
 
-from warehouse import access_counter as ac
-from warehouse import trust
 from warehouse.api import Warehouse
-from warehouse.build import curation
+from warehouse.home import access_counter as ac
+from warehouse.home import trust
 from warehouse.lifecycle.hooks import FORGET_HOOKS
+from warehouse.pipeline import curation
 from warehouse.search.fusion import TRUST_BETA, trust_bound
 from warehouse.search.service import SearchEngine
 

@@ -9,16 +9,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from warehouse import access_counter
-from warehouse.errors import MAX_REQUEST_BYTES, Code, KnowledgeError, refusing_hostile_input, request_too_large
-from warehouse.paths import Paths
+from warehouse.core.errors import MAX_REQUEST_BYTES, Code, KnowledgeError, refusing_hostile_input, request_too_large
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Settings
+from warehouse.core.source_roots import root_states
+from warehouse.home import access_counter
+from warehouse.home.state import load_all_units
 from warehouse.search.access import Scope, scope_for
 from warehouse.search.contract import SearchRequest, parse_request, response_dict
 from warehouse.search.request import search_request
 from warehouse.search.service import SearchEngine
-from warehouse.settings import Settings
-from warehouse.source_roots import root_states
-from warehouse.state import load_all_units
 
 if TYPE_CHECKING:  # the extract stack (polars, pyarrow) is imported only by processes that extract
     from warehouse.extract.base import Progress
@@ -124,7 +124,7 @@ class Warehouse:
     def engine(self) -> SearchEngine:
         """The search engine of this home (opened lazily, follows newly published generations)."""
         if self._engine is None:
-            from warehouse.feedback import log_file
+            from warehouse.home.feedback import log_file
 
             self._engine = SearchEngine(self.paths.generations, self.settings, feedback_log=log_file(self.paths),
                                         trust_paths=self.paths)
@@ -144,7 +144,7 @@ class Warehouse:
     def reindex(self, mode: str = "incremental", progress: Progress | None = None,
                 wait_s: float = 0.0, snapshot: int | None = None) -> dict[str, Any]:
         """`snapshot` (team backend): rebuild from that team-catalog snapshot, for audits (time travel)."""
-        from warehouse.build.reindex import reindex
+        from warehouse.pipeline.reindex import reindex
 
         return reindex(self.paths, self.settings, mode=mode, progress=progress, wait_s=wait_s, snapshot=snapshot)
 
@@ -164,7 +164,7 @@ class Warehouse:
 
     def team_push(self, progress: Progress | None = None) -> dict[str, Any]:
         """Extract what changed and push it to the team lake (no build); the extract report with `push`."""
-        from warehouse import generation
+        from warehouse.home import generation
 
         if self.settings.lake.backend != "ducklake":
             raise KnowledgeError(Code.CONFIG_INVALID, "lake.backend is local (akw team init first)",
@@ -180,14 +180,14 @@ class Warehouse:
         return team_status(self.paths, self.settings)
 
     def status(self) -> dict[str, Any]:
-        from warehouse.status import status
+        from warehouse.home.status import status
 
         return status(self.paths, self.settings)
 
     def sql(self, query: str, limit: int = 1000) -> dict[str, Any]:
         """Run one read-only statement on the published generation (no file or network access from SQL),
         interrupted past `query.timeout_s` (KNOWLEDGE_LIMIT)."""
-        from warehouse import query as sql_query
+        from warehouse.home import query as sql_query
 
         self._require_enabled()
         if self.settings.access.enabled:  # docs/access.md: free SQL would read past every right
@@ -244,9 +244,9 @@ class Warehouse:
         """`knowledge_feedback` (FR-9): useful / not useful for a result id a search returned, optionally in
         the context of its request id and the actor/skill that was chosen. Stores ids, the verdict and the
         time only; ranking moves by a bounded boost (docs/search.md "Feedback")."""
-        from warehouse import feedback
-        from warehouse.literals import text
-        from warehouse.sqlfiles import query_sql
+        from warehouse.core.literals import text
+        from warehouse.core.sqlfiles import query_sql
+        from warehouse.home import feedback
 
         self._require_enabled()
         kind = feedback.kind_of(result_id)
@@ -330,8 +330,8 @@ class Warehouse:
     # -- schedule (docs/operations.md "Schedule") --------------------------------------------------
     def schedule_show(self, now: datetime | None = None) -> dict[str, Any]:
         """The next slots, the last run, what is due now; answers when disabled too (it says so)."""
-        from warehouse import schedule as sch
-        from warehouse.runs import read_runs
+        from warehouse.home import schedule as sch
+        from warehouse.home.runs import read_runs
 
         now = (now or datetime.now(UTC)).astimezone(UTC)
         s = self.settings.schedule
@@ -360,8 +360,8 @@ class Warehouse:
         Under the schedule's starter lock, so two starters never run one slot twice; the reindex takes
         the index lock (a manual reindex holding it → `locked`, retried by the next start). A disabled
         warehouse runs nothing and says so. Retention purges happen inside reindex."""
-        from warehouse import schedule as sch
-        from warehouse.runs import read_runs
+        from warehouse.home import schedule as sch
+        from warehouse.home.runs import read_runs
 
         now = (now or datetime.now(UTC)).astimezone(UTC)
         tz = sch.zone(self.settings.schedule.timezone)
@@ -405,7 +405,7 @@ class Warehouse:
 
     def schedule_install(self) -> dict[str, Any]:
         """A crontab line and a systemd user timer + service that call `akw schedule run-due` (installs nothing)."""
-        from warehouse.schedule import install_texts
+        from warehouse.home.schedule import install_texts
 
         return install_texts(self.paths)
 
@@ -474,7 +474,7 @@ class Warehouse:
     def quality(self, out_dir: Path | None = Path("reports"), log: Log | None = None) -> dict[str, Any]:
         """The data-quality suite (great-expectations) over the published generation's marts; `success` is
         false when any expectation fails, and the validation result is written to `out_dir`."""
-        from warehouse import generation
+        from warehouse.home import generation
         from warehouse.quality.run import run_quality
 
         self._require_enabled()
@@ -587,7 +587,7 @@ class Warehouse:
 
 def semantic_note() -> dict[str, str]:
     """What turning semantic search on means: local, and what to run (or install) next."""
-    from warehouse import embed
+    from warehouse.core import embed
 
     if not embed.installed():
         err = embed.not_installed_error()

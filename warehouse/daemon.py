@@ -20,8 +20,8 @@ from types import FrameType
 from typing import Any
 
 from warehouse.api import Warehouse
-from warehouse.errors import KnowledgeError
-from warehouse.schedule import next_runs
+from warehouse.core.errors import KnowledgeError
+from warehouse.home.schedule import next_runs
 
 Log = Callable[[str], None]
 

@@ -213,7 +213,7 @@ def action_result(mo: Any, set_tick: Callable[[Callable[[int], int]], None],
     """One settings action of a notebook: `act()` runs it (None: no button was pressed); its document,
     or a KNOWLEDGE_* refusal as {code, message}, is shown, and the page's state ticks so the cells
     that read the warehouse refresh."""
-    from warehouse.errors import KnowledgeError
+    from warehouse.core.errors import KnowledgeError
 
     try:
         doc = act()

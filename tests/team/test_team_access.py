@@ -12,13 +12,13 @@ import re
 import time
 from pathlib import Path
 
+import akw_fixtures
 import duckdb
 import pytest
 from team_helpers import akw
 
-import akw_fixtures
 from warehouse.api import Warehouse
-from warehouse.paths import Paths
+from warehouse.core.paths import Paths
 
 pytestmark = pytest.mark.team
 WORD = re.compile(r"[a-z][a-z0-9_-]{5,}")

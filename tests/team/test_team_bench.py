@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import akw_fixtures
 import pytest
 
-import akw_fixtures
 from warehouse.bench.run import _team_phases
 
 pytestmark = pytest.mark.team

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import akw_fixtures
 import pytest
 from team_helpers import akw, raw_hits
 from team_pg import Cluster
 
-import akw_fixtures
-from warehouse.settings import LakeSettings
+from warehouse.core.settings import LakeSettings
 from warehouse.team import catalog
 from warehouse.team.push import local_units
 

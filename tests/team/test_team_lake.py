@@ -13,19 +13,20 @@ import time
 from pathlib import Path
 from typing import Any
 
+import akw_fixtures
 import duckdb
 import pytest
 from team_helpers import akw, popen, raw_hits, strip, union_lake
 from team_pg import PASSWORD, Cluster
 
-import akw_fixtures
-from warehouse import generation
 from warehouse.api import Warehouse
-from warehouse.build import curation, index_rev
-from warehouse.build.reindex import _build
-from warehouse.build.team_source import LakeChoice
-from warehouse.paths import Paths
-from warehouse.settings import LakeSettings, Settings
+from warehouse.core.paths import Paths
+from warehouse.core.settings import LakeSettings, Settings
+from warehouse.home import generation
+from warehouse.indexing import index_rev
+from warehouse.indexing.team_source import LakeChoice
+from warehouse.pipeline import curation
+from warehouse.pipeline.reindex import _build
 from warehouse.team import catalog
 from warehouse.team.forget import forget_session
 from warehouse.team.push import FAULT_PAUSE_ENV

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import akw_fixtures
 import pytest
 from team_helpers import akw
 
-import akw_fixtures
-from warehouse.settings import LakeSettings
+from warehouse.core.settings import LakeSettings
 from warehouse.team import catalog
 
 pytestmark = pytest.mark.team

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from warehouse.errors import KnowledgeError
-from warehouse.settings import Settings
+from warehouse.core.errors import KnowledgeError
+from warehouse.core.settings import Settings
 
 
 @pytest.mark.parametrize("dsn", ["host=db dbname=x user=a password=s3cret", "host=db PASSWORD = s3cret",
@@ -33,7 +33,7 @@ def test_lake_settings_defaults_and_env_override() -> None:
 
 def test_an_s3_data_path_gets_httpfs_and_a_secret_from_the_aws_environment() -> None:
     """Configured, not contacted: the secret is made from AWS_* variables; nothing talks to S3 here."""
-    from warehouse.db import connect
+    from warehouse.core.db import connect
     from warehouse.team.catalog import s3_secret
 
     con = connect(extensions=("httpfs",))

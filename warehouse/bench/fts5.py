@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from warehouse import generation
 from warehouse.bench.stats import percentiles
+from warehouse.home import generation
 from warehouse.search.lexical import lexical_search
 
 LANES = ("episodes", "code", "skills")

@@ -25,8 +25,8 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from warehouse.build.lexical_index import build_lexical_index
-from warehouse.db import connect
+from warehouse.core.db import connect
+from warehouse.indexing.lexical_index import build_lexical_index
 from warehouse.search.lexical import lexical_search, search_with_strategy
 
 

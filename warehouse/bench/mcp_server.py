@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from warehouse.bench.stats import percentiles
-from warehouse.proc import tuned_env
+from warehouse.core.proc import tuned_env
 
 MODES = ("auto", "find_agent", "find_skill", "find_code", "find_knowledge")
 SEARCHES = 500

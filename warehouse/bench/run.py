@@ -1,7 +1,7 @@
 """`akw bench`: build and search timings at a data scale, beside an SQLite FTS5 baseline.
 
 Generated data is a source: the bench copies its DSH home and appends events only to the copy.
-Each phase runs in a child process (`warehouse.bench.child`) reaped with `os.wait4`, so the
+Each phase runs in a child process (`warehouse.cli.bench_child`) reaped with `os.wait4`, so the
 peak RSS of a build and of the search process are measured separately. Timed phases: cold
 extract+build on fresh homes, no-op rerun, one-changed-session rerun (median of N after a
 warm-up), warm search latency per mode, the FTS5 baseline, 500 searches through one MCP server process
@@ -24,13 +24,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from warehouse import generation
 from warehouse.bench.mcp_server import SEARCHES, run_mcp_phase
 from warehouse.bench.mutate import pick_session
 from warehouse.bench.queries import bench_queries
-from warehouse.errors import Code, KnowledgeError
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.proc import GLIBC_TUNABLES, tuned_env
 from warehouse.evaluation.homes import dir_bytes, ensure_generated
-from warehouse.proc import GLIBC_TUNABLES, tuned_env
+from warehouse.home import generation
 from warehouse.team.scratch_pg import scratch_cluster
 
 SCHEMA = "akw.bench/v1"
@@ -64,7 +64,7 @@ def _maxrss_mb(ru: Any) -> float:
 
 def spawn(params: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run one child phase; return its JSON plus wall time and its own peak RSS (os.wait4 rusage)."""
-    cmd = [sys.executable, "-m", "warehouse.bench.child", json.dumps(params, ensure_ascii=False)]
+    cmd = [sys.executable, "-m", "warehouse.cli.bench_child", json.dumps(params, ensure_ascii=False)]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=tuned_env({**os.environ, **(env or {})}))
@@ -107,7 +107,7 @@ def _semantic_phases(base: dict[str, Any], copy: Path, queries: list[str], build
                      say: Callable[[str], None]) -> dict[str, Any]:
     """The same data with semantic.enabled in the same run: a cold build (embedding throughput), a rerun
     after one changed session (vector reuse) and warm search per mode, each in its own process."""
-    from warehouse import embed
+    from warehouse.core import embed
 
     if not embed.installed():
         return {"skipped": "the [semantic] extra is not installed"}

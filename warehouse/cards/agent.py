@@ -26,8 +26,8 @@ from warehouse.cards.contract import (
     Workspace,
 )
 from warehouse.cards.lookup import Budget, iso, matched, not_found, one, rows, terms
+from warehouse.core.settings import Settings
 from warehouse.search.actors import dispatch_available
-from warehouse.settings import Settings
 
 
 def agent_card(con: duckdb.DuckDBPyConnection, index_rev: str, settings: Settings, actor_id: str,

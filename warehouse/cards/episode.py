@@ -43,9 +43,9 @@ from warehouse.cards.contract import (
 )
 from warehouse.cards.lookup import Budget, iso, json_or_none, not_found, one, rows
 from warehouse.cards.task_fit import retry_pairs
-from warehouse.errors import KnowledgeError
-from warehouse.paths import Paths
-from warehouse.settings import Settings
+from warehouse.core.errors import KnowledgeError
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Settings
 
 SOURCE_CODES = ("KNOWLEDGE_SOURCE_UNAVAILABLE", "KNOWLEDGE_SOURCE_CORRUPT", "KNOWLEDGE_SOURCE_LOCKED",
                 "KNOWLEDGE_SOURCE_SCHEMA_UNSUPPORTED")
@@ -114,10 +114,10 @@ def episode_card(con: duckdb.DuckDBPyConnection, index_rev: str, paths: Paths, s
         return memory_card(con, index_rev, ident, memory, budget)
     e = one(con, "SELECT * FROM ak_episode WHERE episode_id = ?", [episode_id])
     assert e is not None
-    harness = e["source"] == "harness"
-    detail = one(con, f"SELECT * FROM {'int_dsh_episodes' if harness else 'int_ac_episodes'} WHERE episode_id = ?",
+    from_dsh = e["source"] == "harness"  # the wire value of a DSH session
+    detail = one(con, f"SELECT * FROM {'int_dsh_episodes' if from_dsh else 'int_ac_episodes'} WHERE episode_id = ?",
                  [episode_id]) or {}
-    session = one(con, "SELECT * FROM stg_dsh_sessions WHERE session_id = ?", [e["session_id"]]) if harness else None
+    session = one(con, "SELECT * FROM stg_dsh_sessions WHERE session_id = ?", [e["session_id"]]) if from_dsh else None
     actor = one(con, "SELECT actor_id, display_name, kind FROM ak_actor WHERE actor_id = ?", [e["actor_id"]]) or {
         "actor_id": e["actor_id"]}
     evs = rows(con, """

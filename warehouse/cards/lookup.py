@@ -19,10 +19,10 @@ from typing import Any
 
 import duckdb
 
-from warehouse import generation
 from warehouse.cards.contract import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, Cut
-from warehouse.errors import Code, KnowledgeError
-from warehouse.redact import redact
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.redact import redact
+from warehouse.home import generation
 from warehouse.search.items import iso as iso  # one timestamp format for search and cards
 from warehouse.search.snippets import untrusted
 

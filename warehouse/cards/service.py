@@ -12,10 +12,10 @@ from warehouse.cards.contract import KINDS, card_dict
 from warehouse.cards.episode import episode_card
 from warehouse.cards.lookup import Budget, check_max_chars, not_found, published
 from warehouse.cards.skill import skill_card
-from warehouse.errors import Code, KnowledgeError
-from warehouse.paths import Paths
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Settings
 from warehouse.search.access import Scope, invisible, view_on
-from warehouse.settings import Settings
 
 # what each card says of an id it does not hold; a card the principal may not see says the same
 UNKNOWN_HINTS = {

@@ -17,7 +17,7 @@ import duckdb
 
 from warehouse.cards.contract import Evidence, Point, Related, Resource, SkillUsage, TaskAnswer
 from warehouse.cards.lookup import matched, rows, terms
-from warehouse.redact import redact
+from warehouse.core.redact import redact
 from warehouse.search.snippets import clean, untrusted
 
 MAX_POINTS = 5

@@ -13,6 +13,7 @@ from typing import Any
 
 import duckdb
 
+from warehouse.core.sqlfiles import query_sql
 from warehouse.dispatch.contract import (
     ArtifactRef,
     CodeRef,
@@ -23,7 +24,6 @@ from warehouse.dispatch.contract import (
     SkillRef,
 )
 from warehouse.search.snippets import clean, untrusted
-from warehouse.sqlfiles import query_sql
 
 _BAD_OUTCOMES = ("failure", "partial", "cancelled")
 

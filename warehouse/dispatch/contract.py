@@ -26,8 +26,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from warehouse.errors import Code, KnowledgeError, refusing_hostile_input
-from warehouse.redact import redact
+from warehouse.core.errors import Code, KnowledgeError, refusing_hostile_input
+from warehouse.core.redact import redact
 from warehouse.search.access import refuse_identity_fields
 from warehouse.search.contract import Rfc3339
 

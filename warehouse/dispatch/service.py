@@ -20,7 +20,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from warehouse import outbox
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Settings
+from warehouse.core.sqlfiles import query_sql
 from warehouse.dispatch import context_pack, handoff
 from warehouse.dispatch.contract import (
     AssignmentOut,
@@ -34,14 +37,11 @@ from warehouse.dispatch.contract import (
     response_dict,
 )
 from warehouse.dispatch.target import actor_row, match_skills, require_actor, target_out, top_skill_user
-from warehouse.errors import Code, KnowledgeError
-from warehouse.paths import Paths
+from warehouse.home import outbox
 from warehouse.search.access import Scope, invisible, view_on
 from warehouse.search.contract import MAX_QUERY_CHARS, parse_request
 from warehouse.search.contract import response_dict as search_dict
 from warehouse.search.service import SearchEngine
-from warehouse.settings import Settings
-from warehouse.sqlfiles import query_sql
 
 
 def _canonical(data: Any) -> str:

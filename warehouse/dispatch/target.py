@@ -18,10 +18,10 @@ from typing import Any
 
 import duckdb
 
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.settings import Dispatch
+from warehouse.core.sqlfiles import query_sql
 from warehouse.dispatch.contract import DispatchInfo, TargetOut, TargetSkill
-from warehouse.errors import Code, KnowledgeError
-from warehouse.settings import Dispatch
-from warehouse.sqlfiles import query_sql
 
 _WORD = re.compile(r"\w+")
 

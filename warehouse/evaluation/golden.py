@@ -92,7 +92,7 @@ class GoldenQuery(_Strict):
     # the slice the report groups it in; default: real_skills for kind real_skill, else synthetic.
     # cross_lingual = a query in one language about work logged only in the other (same home);
     # real_data = a query about the real SWE-agent trajectories, run on their own converted home
-    # and resolved against that home's manifest (akw_fixtures/realdata)
+    # and resolved against that home's manifest (fixtures/realdata)
     slice_: Slice | None = Field(default=None, alias="slice")
 
     @model_validator(mode="after")

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from warehouse import access_counter
-from warehouse.paths import Paths
-from warehouse.settings import Settings
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Settings
+from warehouse.home import access_counter
 
 REPO = Path(__file__).resolve().parents[2]
 REAL_SOURCES = ("anthropic", "superpowers")
@@ -91,7 +91,7 @@ def realdata_dir(repo: Path = REPO) -> Path | None:
 
 
 def realdata_trajectories() -> Path | None:
-    """akw_fixtures/realdata/trajectories when the real SWE-agent trajectories are there, else None."""
+    """fixtures/realdata/trajectories when the real SWE-agent trajectories are there, else None."""
     from akw_fixtures.realdata import convert
 
     return convert.TRAJECTORIES if convert.available() else None

@@ -3,7 +3,7 @@
 The synthetic slice runs on a home over the generated sources; the real-skills slice on a
 second home whose settings add the real skill collections as extra skill dirs (skipped with a
 reason when those folders are absent); the real-data slice on a third home converted from the
-real SWE-agent trajectories in akw_fixtures/realdata (once per data folder, under `real-data/`),
+real SWE-agent trajectories in fixtures/realdata (once per data folder, under `real-data/`),
 judged against that home's own manifest. Per query the ranked list chosen by its selector is
 compared with the manifest-resolved answer; the report aggregates overall, per kind, per
 language and per slice. Empty-answer queries are scored only by false hits (golden/README.md),
@@ -50,7 +50,7 @@ SEMANTIC_CHOICES = ("off", "on", "both", "auto")
 
 def semantic_modes(choice: str) -> list[str]:
     """The semantic settings eval runs the golden set with, the report's primary one first."""
-    from warehouse import embed
+    from warehouse.core import embed
 
     if choice not in SEMANTIC_CHOICES:
         raise ValueError(f"semantic: one of {', '.join(SEMANTIC_CHOICES)}")
@@ -196,7 +196,7 @@ def _run_golden(opener: homes.Opener, cfg: EvalConfig, golden: Any, manifest: di
     rd_wh, rev_rd, rd_resolver, rd_note = None, None, None, None
     if any(q.slice == "real_data" for q in golden.queries):
         if cfg.trajectories is None:
-            rd_note = "real trajectories not found at akw_fixtures/realdata/trajectories: real_data queries skipped"
+            rd_note = "real trajectories not found at fixtures/realdata/trajectories: real_data queries skipped"
             say(rd_note)
         else:
             rd_dir = Path(cfg.data_dir) / "real-data"

@@ -8,15 +8,15 @@ import time
 import traceback
 from typing import Any
 
-from warehouse.errors import Code
+from warehouse.core.errors import Code
+from warehouse.core.paths import Paths
+from warehouse.core.redact import redact
+from warehouse.core.settings import Settings
+from warehouse.core.source_roots import root_states
 from warehouse.extract.base import ExtractContext, Progress, SourceReport, utc_now_iso
-from warehouse.lake import Lake
-from warehouse.paths import Paths
-from warehouse.redact import redact
-from warehouse.settings import Settings
-from warehouse.source_roots import root_states
-from warehouse.state import SourceStore
-from warehouse.tombstones import Tombstones
+from warehouse.home.lake import Lake
+from warehouse.home.state import SourceStore
+from warehouse.home.tombstones import Tombstones
 
 # source name -> (module, settings.sources flag)
 EXTRACTORS: dict[str, tuple[str, str]] = {
@@ -91,7 +91,7 @@ def retention_cutoff_ms(settings: Settings) -> int:
     """Epoch ms before which an item is out of the window; a whole day, so one run's cutoff is stable."""
     from datetime import timedelta
 
-    from warehouse import clock
+    from warehouse.core import clock
 
     day = (clock.now() - timedelta(days=settings.retention_days)).replace(hour=0, minute=0, second=0, microsecond=0)
     return int(day.timestamp() * 1000)

@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from warehouse.lake import Lake
-from warehouse.paths import Paths
-from warehouse.redact import RULES_VERSION, redact
-from warehouse.settings import Settings
-from warehouse.state import SourceStore, UnitState
-from warehouse.tombstones import Tombstones
+from warehouse.core.paths import Paths
+from warehouse.core.redact import RULES_VERSION, redact
+from warehouse.core.settings import Settings
+from warehouse.home.lake import Lake
+from warehouse.home.state import SourceStore, UnitState
+from warehouse.home.tombstones import Tombstones
 
 Progress = Callable[[str, int, int | None], None]  # (description, advance, total)
 

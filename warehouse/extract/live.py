@@ -84,10 +84,6 @@ class LiveSources:
                 os.access(path or "", os.R_OK | os.X_OK)
         return self._ws_live[workspace_id]
 
-    def dsh_session_live(self, workspace_id: str | None, session_id: str | None) -> bool:
-        return bool(session_id) and self.workspace_live(workspace_id) and \
-            session_id in self._read_registry().get(workspace_id or "", set())
-
     def dsh_session_workspaces(self, session_id: str | None) -> list[str]:
         """The workspaces the live registry lists the session in (its rights now, not at extract time)."""
         return sorted(w for w, ids in self._read_registry().items() if session_id and session_id in ids)

@@ -12,9 +12,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from warehouse import generation
-from warehouse.errors import Code, KnowledgeError
-from warehouse.paths import Paths
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.paths import Paths
+from warehouse.home import generation
 
 
 def _targets(paths: Paths) -> dict[str, Path]:

@@ -16,15 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from warehouse import generation
-from warehouse.build.reindex import run_locked
-from warehouse.errors import Code, KnowledgeError
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Settings
+from warehouse.core.sqlfiles import query_sql
+from warehouse.home import generation
+from warehouse.home.tombstones import KINDS, Tombstones
 from warehouse.lifecycle import residue
 from warehouse.lifecycle.hooks import run_forget_hooks
-from warehouse.paths import Paths
-from warehouse.settings import Settings
-from warehouse.sqlfiles import query_sql
-from warehouse.tombstones import KINDS, Tombstones
+from warehouse.pipeline.reindex import run_locked
 
 FORGET_KINDS = (*KINDS, "all")
 FRAGMENT_CHARS = 40

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from warehouse import access_counter, feedback, trust
-from warehouse.paths import Paths
+from warehouse.core.paths import Paths
+from warehouse.home import access_counter, feedback, trust
 
 ForgetHook = Callable[[Paths, set[str]], int]
 # the stores this version keeps beside the index: feedback verdicts, access counters and trust scores

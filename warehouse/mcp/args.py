@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from warehouse.errors import Code, KnowledgeError, refusing_hostile_input
+from warehouse.core.errors import Code, KnowledgeError, refusing_hostile_input
 
 
 class _Args(BaseModel):

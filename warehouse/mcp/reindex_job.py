@@ -16,9 +16,9 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from warehouse.errors import Code, KnowledgeError
-from warehouse.paths import Paths
-from warehouse.proc import tuned_env
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.paths import Paths
+from warehouse.core.proc import tuned_env
 
 Report = Callable[[float, str], Awaitable[None]]
 STOP_GRACE_S = 30.0
@@ -32,7 +32,7 @@ def _line(doc: dict[str, Any]) -> None:
 def main(argv: list[str]) -> int:
     """Child side: run `Warehouse.reindex` on the job in argv[0], report progress lines and one result line."""
     from warehouse.api import Warehouse
-    from warehouse.build.child import die_with_parent
+    from warehouse.indexing.child import die_with_parent
 
     die_with_parent()
     job = json.loads(argv[0])
@@ -97,7 +97,7 @@ async def run_reindex(paths: Paths, mode: str, report: Report | None = None) -> 
             await _stop(proc)
         raise
     if final is None:
-        from warehouse.redact import redact
+        from warehouse.core.redact import redact
 
         tail = redact("".join(stderr_tail).strip().splitlines()[-1:][0] if "".join(stderr_tail).strip() else "")
         raise KnowledgeError(Code.INTERNAL, f"reindex child exited {proc.returncode} without a result: {tail}"[:500])

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from warehouse.api import Warehouse, os_user
+from warehouse.core.errors import Code, KnowledgeError
 from warehouse.dispatch.contract import DispatchRequest
-from warehouse.errors import Code, KnowledgeError
 from warehouse.mcp import args as a
 from warehouse.mcp.present import wrap_search
 from warehouse.search.contract import SearchRequest, parse_request, response_json_schema
@@ -90,13 +90,13 @@ def _dispatch(wh: Warehouse, arguments: dict[str, Any]) -> dict[str, Any]:
 
 def _forget(wh: Warehouse, arguments: dict[str, Any]) -> dict[str, Any]:
     p = a.parse_args(a.ForgetArgs, arguments)
-    return wh.forget(p.kind, p.id, confirm=p.confirm)  # type: ignore[attr-defined]  # lands with i13-forget
+    return wh.forget(p.kind, p.id, confirm=p.confirm)
 
 
 def _feedback(wh: Warehouse, arguments: dict[str, Any]) -> dict[str, Any]:
     p = a.parse_args(a.FeedbackArgs, arguments)
     return wh.feedback(p.result_id, p.useful, request_id=p.request_id,  # type: ignore[attr-defined]
-                       chosen=p.chosen)  # lands with i13-feedback
+                       chosen=p.chosen)
 
 
 def _status(wh: Warehouse, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -6,9 +6,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from warehouse import db, generation, literals
-from warehouse.redact import mark, redact
-from warehouse.sqlfiles import query_sql, query_template
+from warehouse.core import db, literals
+from warehouse.core.redact import mark, redact
+from warehouse.core.sqlfiles import query_sql, query_template
+from warehouse.home import generation
 
 if TYPE_CHECKING:
     import duckdb

@@ -6,14 +6,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from warehouse import generation
-from warehouse.errors import KnowledgeError
-from warehouse.paths import Paths
+from warehouse.core.errors import KnowledgeError
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Settings
+from warehouse.core.sqlfiles import query_sql
+from warehouse.home import generation
+from warehouse.home.runs import read_runs
+from warehouse.home.status import status
 from warehouse.reports.history import history
-from warehouse.runs import read_runs
-from warehouse.settings import Settings
-from warehouse.sqlfiles import query_sql
-from warehouse.status import status
 
 SCHEMA = "akw.report/v1"
 RUNS = 10  # recent index runs shown

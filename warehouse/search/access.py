@@ -27,10 +27,10 @@ from typing import Any
 
 import duckdb
 
-from warehouse.errors import Code, KnowledgeError
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.settings import Rights, Settings
+from warehouse.core.sqlfiles import query_sql
 from warehouse.search.workspaces import WorkspaceIndex
-from warehouse.settings import Rights, Settings
-from warehouse.sqlfiles import query_sql
 
 REFUSED_FIELDS = ("principal", "identity", "user")  # identity is never a request's to give
 LOCAL_WRITER = "local"  # a local build's documents, when `lake.writer_id` is unset (docs/access.md)

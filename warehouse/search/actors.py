@@ -8,10 +8,10 @@ language; whether the caller may dispatch to an actor is the settings' decision.
 
 from __future__ import annotations
 
+from warehouse.core.settings import Dispatch
 from warehouse.search.contract import Actor, ActorDispatch, ActorEvidence, ActorSkill, EpisodeItem, SearchRequest
 from warehouse.search.items import cut, iso
 from warehouse.search.messages import Lang, msg
-from warehouse.settings import Dispatch
 
 MAX_ACTORS = 5  # UJ-1 asks for the top three; a few more give the caller a choice
 SCORE_MAX = 1.9  # max of the FR-5.3 actor formula: 1 + 0.3 + 0.2 + 0.2 + 0.1 + 0.1

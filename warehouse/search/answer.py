@@ -13,8 +13,9 @@ from typing import Any
 
 import duckdb
 
-from warehouse import generation
-from warehouse.errors import Code
+from warehouse.core.errors import Code
+from warehouse.core.settings import Settings
+from warehouse.home import generation
 from warehouse.search.actors import actor_answers
 from warehouse.search.contract import (
     LANES,
@@ -25,18 +26,17 @@ from warehouse.search.contract import (
     Fusion,
     Lanes,
     LaneSemantic,
+    LaneWarning,
     Limits,
     Routing,
     SearchRequest,
     SearchResponse,
     SkillLane,
-    Warning,
 )
 from warehouse.search.fusion import RRF_K
 from warehouse.search.items import lane_items
 from warehouse.search.lane_status import LaneState
 from warehouse.search.messages import msg
-from warehouse.settings import Settings
 
 BACKENDS = {"episodes": "akw.episode-index", "code": "akw.code-index", "skills": "akw.skill-index"}
 
@@ -60,7 +60,7 @@ def assemble(cur: duckdb.DuckDBPyConnection, gen: generation.Generation, req: Se
     profiled = {actor for lane, doc_id, *_, actor in fused if lane == "episodes" and doc_id in nominated}
     actors = actor_answers(req, actor_rows, items["episodes"], profiled, settings.dispatch)
     warnings, errors = _notices(req, state, items, no_source)
-    warnings[:0] = [Warning(code=Code.UNKNOWN_WORKSPACE.value, lane="all",
+    warnings[:0] = [LaneWarning(code=Code.UNKNOWN_WORKSPACE.value, lane="all",
                             message=msg("filter.unknown_workspace", "en", workspace=name,
                                         known=", ".join(known_workspaces) or "none"))
                     for name in unknown_workspaces]
@@ -88,18 +88,18 @@ def assemble(cur: duckdb.DuckDBPyConnection, gen: generation.Generation, req: Se
 
 
 def _notices(req: SearchRequest, state: dict[str, LaneState], items: dict[str, list[Any]],
-             no_source: bool) -> tuple[list[Warning], list[ErrorItem]]:
+             no_source: bool) -> tuple[list[LaneWarning], list[ErrorItem]]:
     """A warning per degraded lane and per included lane without a match; an error when no source answers."""
-    warnings: list[Warning] = []
+    warnings: list[LaneWarning] = []
     errors: list[ErrorItem] = []
     for lane in LANES:
         st = state.get(lane)
         if st is None:
             continue
         if st["degraded"]:
-            warnings.append(Warning(code=st["code"], lane=lane, message=st["reason"]))
+            warnings.append(LaneWarning(code=st["code"], lane=lane, message=st["reason"]))
         elif lane in req.include and not items[lane] and not no_source:
-            warnings.append(Warning(code="KNOWLEDGE_NO_MATCH", lane=lane, message=msg("lane.no_match", "en")))
+            warnings.append(LaneWarning(code="KNOWLEDGE_NO_MATCH", lane=lane, message=msg("lane.no_match", "en")))
     if no_source:
         reasons = "; ".join(st["reason"] for ln, st in state.items() if st["reason"] and ln in LANES)
         errors.append(ErrorItem(code=Code.NO_SOURCE.value, message=msg("search.no_source", "en", reasons=reasons),

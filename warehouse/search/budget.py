@@ -16,7 +16,7 @@ import copy
 import math
 from typing import Any
 
-from warehouse.errors import Code
+from warehouse.core.errors import Code
 from warehouse.search.contract import LANES, BudgetUse, SearchResponse, dumps, response_dict
 from warehouse.search.messages import msg
 

@@ -27,7 +27,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from warehouse.errors import Code, KnowledgeError
+from warehouse.core.errors import Code, KnowledgeError
 from warehouse.search.access import refuse_identity_fields
 from warehouse.search.messages import msg
 
@@ -385,7 +385,7 @@ class Limits(_Out):
     dropped: list[Dropped] = Field(default_factory=list)
 
 
-class Warning(_Out):  # the contract's name; shadows the builtin only inside this module
+class LaneWarning(_Out):  # `Warning` in the contract's schema (`response_json_schema` names it so)
     code: str
     lane: str
     message: str
@@ -432,7 +432,7 @@ class SearchResponse(_Out):
     actors: list[Actor] = Field(default_factory=list)
     fusion: Fusion = Field(default_factory=Fusion)
     limits: Limits = Field(default_factory=Limits)
-    warnings: list[Warning] = Field(default_factory=list)
+    warnings: list[LaneWarning] = Field(default_factory=list)
     errors: list[ErrorItem] = Field(default_factory=list)
     hidden: list[HiddenHint] | None = None  # only under access control, and only when something is hidden
     trace: Trace | None = None
@@ -490,9 +490,20 @@ def dump_response(resp: SearchResponse) -> str:
     return dumps(response_dict(resp))
 
 
+_CONTRACT_NAMES = {"LaneWarning": "Warning"}  # class names that would shadow a builtin -> the seed's names
+
+
+def _contract_names(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with the seed's definition names (`$defs/Warning`), not the Python class names."""
+    text = json.dumps(schema)
+    for ours, theirs in _CONTRACT_NAMES.items():
+        text = text.replace(f'"#/$defs/{ours}"', f'"#/$defs/{theirs}"').replace(f'"{ours}"', f'"{theirs}"')
+    return json.loads(text)
+
+
 def response_json_schema() -> dict[str, Any]:
     """The draft 2020-12 schema of what `dump_response` emits (compatible with seeds/003)."""
-    schema = SearchResponse.model_json_schema(by_alias=True, mode="validation")
+    schema = _contract_names(SearchResponse.model_json_schema(by_alias=True, mode="validation"))
     return {"$schema": "https://json-schema.org/draft/2020-12/schema",
             "$id": "https://akw.local/contracts/knowledge_search.v1.schema.json",
             "title": "knowledge_search v1", **{k: v for k, v in schema.items() if k != "title"}}

@@ -17,8 +17,8 @@ from collections.abc import Hashable, Mapping
 
 import duckdb
 
-from warehouse import literals
-from warehouse.sqlfiles import query_sql
+from warehouse.core import literals
+from warehouse.core.sqlfiles import query_sql
 
 CHECK_S = 1.0  # how stale another process's writes may be in a long-lived search process
 

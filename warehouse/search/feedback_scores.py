@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from pathlib import Path
 
-from warehouse import feedback
+from warehouse.home import feedback
 from warehouse.search.doc_scores import DocScores
 
 

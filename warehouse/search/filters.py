@@ -8,7 +8,7 @@ column names are written into SQL text as such.
 
 from __future__ import annotations
 
-from warehouse import literals as lit
+from warehouse.core import literals as lit
 from warehouse.search.contract import Filters
 from warehouse.search.workspaces import Resolved
 

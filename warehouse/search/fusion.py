@@ -20,14 +20,14 @@ from typing import NamedTuple
 
 import duckdb
 
-from warehouse import literals
-from warehouse.access_counter import NEUTRAL, PRIOR_MAX
-from warehouse.feedback import FEEDBACK_BOOST
+from warehouse.core import literals
+from warehouse.core.sqlfiles import query_sql
+from warehouse.home.access_counter import NEUTRAL, PRIOR_MAX
+from warehouse.home.feedback import FEEDBACK_BOOST
 from warehouse.search import synonyms
 from warehouse.search.contract import LANES, SearchRequest
 from warehouse.search.lane_runner import K_LANE, Hit
 from warehouse.search.lane_status import ACTOR_LANE, LaneInfo
-from warehouse.sqlfiles import query_sql
 
 RRF_K = 60
 MIN_COVERAGE = 0.2  # idf-weighted share of query terms an item must match to be an answer

@@ -18,10 +18,10 @@ from typing import Any
 
 import duckdb
 
-from warehouse.errors import Code
+from warehouse.core.errors import Code
+from warehouse.core.sqlfiles import query_sql
 from warehouse.search.access import Catalog, View
-from warehouse.search.contract import HiddenHint, SearchResponse, Warning
-from warehouse.sqlfiles import query_sql
+from warehouse.search.contract import HiddenHint, LaneWarning, SearchResponse
 
 PLACES_MAX = 20_000  # document places remembered per view (guard._places)
 TRIM_MESSAGE = "some items were not shown: their access could not be confirmed at the source (trimmed for safety)"
@@ -107,8 +107,8 @@ def settle(job: Future[Any]) -> None:
         job.result()
 
 
-def trim_warnings(lanes: list[str]) -> list[Warning]:
-    return [Warning(code=Code.ACCESS_TRIMMED.value, lane=lane, message=TRIM_MESSAGE) for lane in lanes]
+def trim_warnings(lanes: list[str]) -> list[LaneWarning]:
+    return [LaneWarning(code=Code.ACCESS_TRIMMED.value, lane=lane, message=TRIM_MESSAGE) for lane in lanes]
 
 
 def hint(doc_ids: list[int], view: View, catalog: Catalog) -> list[HiddenHint]:

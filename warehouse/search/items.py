@@ -14,6 +14,7 @@ from typing import Any
 
 import duckdb
 
+from warehouse.core.sqlfiles import query_sql
 from warehouse.search.contract import (
     LANES,
     CodeItem,
@@ -26,7 +27,6 @@ from warehouse.search.contract import (
 )
 from warehouse.search.messages import msg
 from warehouse.search.snippets import make_snippet
-from warehouse.sqlfiles import query_sql
 
 
 def iso(v: Any) -> str | None:

@@ -18,7 +18,9 @@ from typing import Any, NamedTuple
 
 import duckdb
 
-from warehouse import literals
+from warehouse.core import literals
+from warehouse.core.settings import Settings
+from warehouse.core.sqlfiles import query_template
 from warehouse.search import lexical, routing
 from warehouse.search.contract import LANES, SearchRequest, TraceLane
 from warehouse.search.filters import is_selective, lane_predicate
@@ -26,8 +28,6 @@ from warehouse.search.lane_status import ACTOR_LANE, LaneInfo, LaneState, fail_l
 from warehouse.search.messages import msg
 from warehouse.search.watchdog import Watchdog
 from warehouse.search.workspaces import Resolved
-from warehouse.settings import Settings
-from warehouse.sqlfiles import query_template
 
 log = logging.getLogger("akw.search")
 

@@ -14,11 +14,11 @@ from typing import Any, TypedDict
 
 import duckdb
 
-from warehouse.errors import Code
+from warehouse.core.errors import Code
+from warehouse.core.settings import Settings
+from warehouse.core.sqlfiles import query_sql
 from warehouse.search.contract import LANES
 from warehouse.search.messages import msg
-from warehouse.settings import Settings
-from warehouse.sqlfiles import query_sql
 
 SOURCE_FLAGS = {"episodes": ("harness", "autoclaw"), "code": ("code",), "skills": ("skills",)}  # settings.sources
 # The internal lane of actor profile documents (ak_document lane `actors`): it feeds the actor

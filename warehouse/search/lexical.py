@@ -17,9 +17,9 @@ from typing import Any
 
 import duckdb
 
-from warehouse import literals
-from warehouse.sqlfiles import query_template
-from warehouse.tokenizer import install_tokenizer
+from warehouse.core import literals
+from warehouse.core.sqlfiles import query_template
+from warehouse.core.tokenizer import install_tokenizer
 
 IDENT_BOOST = 2  # FR-5.8: an exact identifier term (IP, host, path, skill name) weighs double
 IMPACT_SCALE = 1000  # impacts are stored as integer milli-units of BM25

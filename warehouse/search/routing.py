@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from warehouse.errors import Code, KnowledgeError
+from warehouse.core.errors import Code, KnowledgeError
 from warehouse.search.contract import LANES, MODES, Routing
 from warehouse.search.messages import Lang, msg
 

@@ -26,10 +26,12 @@ from typing import Any, TypeVar
 
 import duckdb
 
-from warehouse import embed, generation
-from warehouse.errors import Code, KnowledgeError
-from warehouse.paths import Paths
-from warehouse.proc import keep_heap_warm
+from warehouse.core import embed
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.paths import Paths
+from warehouse.core.proc import keep_heap_warm
+from warehouse.core.settings import Settings
+from warehouse.home import generation
 from warehouse.search import guard, synonyms, vector
 from warehouse.search.access import Catalog, Scope, View, materialise
 from warehouse.search.answer import assemble
@@ -49,7 +51,6 @@ from warehouse.search.term_cache import TermCache
 from warehouse.search.trust_scores import TrustScores
 from warehouse.search.watchdog import Watchdog
 from warehouse.search.workspaces import WorkspaceIndex
-from warehouse.settings import Settings
 
 __all__ = ["RRF_K", "SESSION_USES", "SearchEngine"]  # RRF_K: imported from here by callers before the split
 

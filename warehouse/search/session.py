@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import duckdb
 
+from warehouse.core.sqlfiles import query_sql
 from warehouse.search import lexical
-from warehouse.sqlfiles import query_sql
 
 
 def prepare_session(cur: duckdb.DuckDBPyConnection, semantic: bool = False) -> duckdb.DuckDBPyConnection:

@@ -26,8 +26,8 @@ from typing import TypeVar
 
 import duckdb
 
+from warehouse.core.sqlfiles import query_sql
 from warehouse.search.access import View
-from warehouse.sqlfiles import query_sql
 
 T = TypeVar("T")
 WORKERS = 2  # the vector side and the other lanes at once; concurrent searches share them, a third job waits

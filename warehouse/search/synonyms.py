@@ -148,12 +148,6 @@ def _term_map(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
     return _TERM_MAP
 
 
-def generic_terms(con: duckdb.DuckDBPyConnection) -> frozenset[str]:
-    """The index terms of `GENERIC` (stems as the tokenizer makes them)."""
-    _term_map(con)
-    return frozenset(_GENERIC)
-
-
 def _generic_in(terms: list[str]) -> list[str]:
     """The query's generic terms, except those that are part of one of its identifiers: in
     "код-ревью" or "requesting-code-review" the word names the topic."""

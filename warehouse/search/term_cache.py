@@ -17,7 +17,7 @@ import threading
 
 import duckdb
 
-from warehouse import literals
+from warehouse.core import literals
 from warehouse.search import lexical
 
 # akw_chunks: these characters become ' ', then the text splits on ' ' (empty chunks included)

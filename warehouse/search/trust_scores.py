@@ -1,6 +1,6 @@
 """The trust prior a search engine ranks with, as a trust per document: read from disk once, not per search.
 
-`ak_trust` (warehouse/trust.py, written by the curation pass of reindex) holds one score per entity;
+`ak_trust` (warehouse/home/trust.py, written by the curation pass of reindex) holds one score per entity;
 the engine re-reads it only when a stat (at most once per `CHECK_S`) shows a new file, or after
 `invalidate()` (a new generation), and maps the non-neutral entities to document ids with one
 statement over `ak_document` (sql/queries/trust_docs.sql). Fusion then reads each hit's trust from
@@ -13,8 +13,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Hashable, Mapping
 
-from warehouse import trust
-from warehouse.paths import Paths
+from warehouse.core.paths import Paths
+from warehouse.home import trust
 from warehouse.search.doc_scores import DocScores
 
 

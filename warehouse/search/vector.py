@@ -1,7 +1,7 @@
 """The semantic side of the lanes (FR-5.1, opt-in): embed the query once, scan each lane's unit vectors.
 
 Only with `semantic.enabled`; off, nothing here runs and every answer is what the lexical lanes
-alone give. The query is embedded once per search by the process's one model (warehouse/embed.py,
+alone give. The query is embedded once per search by the process's one model (warehouse/core/embed.py,
 ~1 ms); its vector goes into SQL as one FLOAT[512] literal, and one statement scans the queried
 lanes' `akw_vec` rows brute force (the lane's request filters applied first, as in the lexical
 lane). The hits are fused with the lexical ones inside each lane (`sql/queries/fuse_semantic.sql`).
@@ -20,16 +20,16 @@ from typing import NamedTuple
 
 import duckdb
 
-from warehouse import embed
-from warehouse.errors import Code, KnowledgeError
-from warehouse.search.contract import LANES, LaneSemantic, SearchRequest, Warning
+from warehouse.core import embed
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.sqlfiles import query_template
+from warehouse.search.contract import LANES, LaneSemantic, LaneWarning, SearchRequest
 from warehouse.search.filters import lane_predicate
 from warehouse.search.lane_runner import K_LANE, LANE_TIMEOUT_S, Hit
 from warehouse.search.lane_status import ACTOR_LANE, LaneState
 from warehouse.search.messages import msg
 from warehouse.search.watchdog import Watchdog
 from warehouse.search.workspaces import Resolved
-from warehouse.sqlfiles import query_template
 
 log = logging.getLogger("akw.search")
 
@@ -44,7 +44,7 @@ NOMINATED = 3  # actor profiles whose vector hit may nominate their episode (as 
 class VectorRun(NamedTuple):
     hits: dict[str, list[tuple[int, float]]]  # lane -> (doc_id, similarity), best first
     state: dict[str, LaneSemantic]
-    warnings: list[Warning]
+    warnings: list[LaneWarning]
 
 
 def read_vec_info(con: duckdb.DuckDBPyConnection) -> dict[str, int] | None:
@@ -69,7 +69,7 @@ def run_vectors(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lane_state: 
     if not embed.installed():
         reason = embed.not_installed_error().message
         return VectorRun({}, {ln: LaneSemantic(state="unavailable", model=model, reason=reason) for ln in lanes},
-                         [Warning(code=Code.SEMANTIC_UNAVAILABLE.value, lane=ln, message=reason) for ln in lanes])
+                         [LaneWarning(code=Code.SEMANTIC_UNAVAILABLE.value, lane=ln, message=reason) for ln in lanes])
     queried = [ln for ln in lanes if (vec_info or {}).get(ln)]
     for ln in lanes:
         if ln not in queried:
@@ -94,7 +94,7 @@ def run_vectors(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lane_state: 
             for ln in queried:
                 state[ln] = LaneSemantic(state="failed", model=model,
                                          reason=msg("lane.query_failed", "en", error=type(e).__name__))
-    warnings = [Warning(code=Code.SEMANTIC_UNAVAILABLE.value, lane=ln, message=state[ln].reason or "")
+    warnings = [LaneWarning(code=Code.SEMANTIC_UNAVAILABLE.value, lane=ln, message=state[ln].reason or "")
                 for ln in lanes if state[ln].state in ("failed", "timed_out", "unavailable")
                 or (state[ln].state == "no_vectors" and vec_info is None)]
     return VectorRun(hits, {ln: state[ln] for ln in lanes}, warnings)

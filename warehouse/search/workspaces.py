@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import duckdb
 
-from warehouse.sqlfiles import query_sql
+from warehouse.core.sqlfiles import query_sql
 
 
 class Resolved(NamedTuple):

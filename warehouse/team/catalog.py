@@ -17,11 +17,11 @@ from typing import TypeVar
 
 import duckdb
 
-from warehouse.db import connect
-from warehouse.errors import Code, KnowledgeError
-from warehouse.literals import text as sql_text
-from warehouse.redact import redact
-from warehouse.settings import LakeSettings
+from warehouse.core.db import connect
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.literals import text as sql_text
+from warehouse.core.redact import redact
+from warehouse.core.settings import LakeSettings
 
 ALIAS = "team_lake"
 META = f"{ALIAS}.ak_team_meta"  # key/value: lake_id (a uuid made once by `team init`), bronze_schema

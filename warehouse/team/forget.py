@@ -16,9 +16,9 @@ from typing import Any
 
 import duckdb
 
-from warehouse.literals import text as sql_text
-from warehouse.literals import texts as sql_texts
-from warehouse.settings import LakeSettings
+from warehouse.core.literals import text as sql_text
+from warehouse.core.literals import texts as sql_texts
+from warehouse.core.settings import LakeSettings
 from warehouse.team import catalog
 from warehouse.team.catalog import ALIAS, UNITS
 

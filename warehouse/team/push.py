@@ -22,10 +22,10 @@ import duckdb
 import polars as pl
 
 from warehouse import __version__
-from warehouse.literals import text as sql_text
-from warehouse.literals import texts as sql_texts
-from warehouse.settings import LakeSettings
-from warehouse.state import load_all_units
+from warehouse.core.literals import text as sql_text
+from warehouse.core.literals import texts as sql_texts
+from warehouse.core.settings import LakeSettings
+from warehouse.home.state import load_all_units
 from warehouse.team import catalog
 from warehouse.team.catalog import UNITS, WRITERS
 

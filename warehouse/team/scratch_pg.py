@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from warehouse.errors import Code, KnowledgeError
+from warehouse.core.errors import Code, KnowledgeError
 
 NOBODY = 65534
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import duckdb
 
-from warehouse.errors import Code, KnowledgeError
-from warehouse.literals import text as sql_text
-from warehouse.settings import LakeSettings
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.literals import text as sql_text
+from warehouse.core.settings import LakeSettings
 from warehouse.team import catalog
 
 EXPORT_FILE = "snapshot.parquet"

@@ -9,13 +9,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from warehouse import generation
-from warehouse.errors import KnowledgeError
-from warehouse.paths import Paths
-from warehouse.runs import read_runs
-from warehouse.settings import Settings
+from warehouse.core.errors import KnowledgeError
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Settings
+from warehouse.home import generation
+from warehouse.home.runs import read_runs
+from warehouse.home.team import read_push
 from warehouse.team import catalog
-from warehouse.team.local import read_push
 from warehouse.team.push import STATE_SOURCE, local_units
 
 

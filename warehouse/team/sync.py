@@ -6,11 +6,11 @@ from typing import Any
 
 import duckdb
 
-from warehouse.errors import Code, KnowledgeError
-from warehouse.paths import Paths
-from warehouse.settings import Settings
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Settings
+from warehouse.home.team import record_push, team_dir
 from warehouse.team.catalog import reason as catalog_reason
-from warehouse.team.local import record_push, team_dir
 from warehouse.team.push import push
 
 

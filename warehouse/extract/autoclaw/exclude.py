@@ -31,9 +31,6 @@ class Exclusions:
     vouched: set[str] | None = None  # with workspace exclusions: sessions known to be included
     blind: dict[str, str] = field(default_factory=dict)  # lake table -> why it cannot be filtered
 
-    def to_cursor(self) -> dict[str, list[str]]:
-        return {"sessions": sorted(self.sessions), "agents": sorted(self.agents)}
-
 
 def _pairs(conn: sqlite3.Connection, table: str, a: str, b: str) -> list[tuple[str, str | None]]:
     sql = f"SELECT CAST({q(a)} AS TEXT), CAST({q(b)} AS TEXT) FROM {q(table)} WHERE {q(a)} IS NOT NULL"

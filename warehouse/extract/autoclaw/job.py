@@ -22,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from warehouse.errors import Code, KnowledgeError
+from warehouse.core.errors import Code, KnowledgeError
 from warehouse.extract.autoclaw import exclude
 from warehouse.extract.autoclaw.sqlite_open import (
     OpenPolicy,
@@ -37,7 +37,7 @@ from warehouse.extract.autoclaw.sqlite_open import (
 from warehouse.extract.autoclaw.sync import DbInfo, drop_parts, inspect, part_numbers, sync_table, unit_fresh
 from warehouse.extract.autoclaw.tables import ACCOUNTS_SCHEMA, ACCOUNTS_TABLE, SPECS, lake_schema
 from warehouse.extract.base import ExtractContext, SourceReport, redaction_sig
-from warehouse.lake import unit_key
+from warehouse.home.lake import unit_key
 
 SOURCE = "autoclaw"
 EXTRACTOR_VERSION = "autoclaw-1"  # bump when row shapes change: every unit is rewritten

@@ -11,12 +11,12 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from warehouse.errors import Code, KnowledgeError
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.redact import redact
+from warehouse.core.settings import Settings
 from warehouse.extract.autoclaw.job import DB_REL, POLICY
 from warehouse.extract.autoclaw.sqlite_open import error_code, open_source, retry
 from warehouse.extract.autoclaw.tables import SPECS, q
-from warehouse.redact import redact
-from warehouse.settings import Settings
 
 ENTRIES = next(s for s in SPECS if s.source == "neutral_session_entries")
 _BATCH = 500

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from warehouse.errors import Code, KnowledgeError
+from warehouse.core.errors import Code, KnowledgeError
 
 T = TypeVar("T")
 SQLITE_MAGIC = b"SQLite format 3\x00"

@@ -22,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from warehouse.errors import Code
+from warehouse.core.errors import Code
 from warehouse.extract.autoclaw import exclude
 from warehouse.extract.autoclaw.sqlite_open import Source, classify, error_code, lenient_text
 from warehouse.extract.autoclaw.tables import SPECS, TableSpec, build_frame, lake_schema, q

@@ -20,13 +20,13 @@ from typing import Any
 
 import polars as pl
 
-from warehouse.errors import Code
+from warehouse.core.errors import Code
+from warehouse.core.redact import redact
 from warehouse.extract.base import ExtractContext, SourceReport, redaction_sig
 from warehouse.extract.code.chunk import CHUNKER_VERSION, chunk_lines, language_of, split_lines
 from warehouse.extract.code.walk import FileStat, walk_workspace
 from warehouse.extract.registry import Workspace, read_workspaces
-from warehouse.lake import unit_key
-from warehouse.redact import redact
+from warehouse.home.lake import unit_key
 
 SOURCE = "code"
 SNIFF_BYTES = 8192

@@ -18,7 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from warehouse.errors import Code
+from warehouse.core.errors import Code
 from warehouse.extract.base import ExtractContext, SourceReport, inside, redaction_sig, skipped
 from warehouse.extract.dsh.parse import (
     ARTIFACTS_SCHEMA,
@@ -37,8 +37,8 @@ from warehouse.extract.dsh.parse import (
     to_str,
 )
 from warehouse.extract.registry import read_registry
-from warehouse.lake import unit_key
-from warehouse.state import UnitState
+from warehouse.home.lake import unit_key
+from warehouse.home.state import UnitState
 
 SOURCE = "dsh"
 PARSER_VERSION = "dsh-1"  # bump when row shapes change: every session re-extracts

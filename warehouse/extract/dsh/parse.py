@@ -19,7 +19,7 @@ from typing import Any
 import polars as pl
 import zstandard
 
-from warehouse.redact import redact
+from warehouse.core.redact import redact
 
 TS = pl.Datetime("ms", "UTC")
 # One event's text field keeps at most TEXT_CAP characters (a 5 MB tool output would otherwise add

@@ -2,7 +2,7 @@
 
 The log is opened "rb" and parsed by the extractor's own parser (`parse.parse_log`), so replayed
 parent history, duplicates and excluded files are handled exactly as when indexing, and every text
-goes through the same redaction rules (`warehouse.redact`) when `redact_secrets` is on. Nothing is
+goes through the same redaction rules (`warehouse.core.redact`) when `redact_secrets` is on. Nothing is
 written anywhere. A log that is gone or unreadable is `KNOWLEDGE_SOURCE_UNAVAILABLE` /
 `KNOWLEDGE_SOURCE_CORRUPT`; the caller still has what the index holds.
 """
@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from warehouse.errors import Code, KnowledgeError
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.redact import redact
+from warehouse.core.settings import Settings
 from warehouse.extract.base import path_excluded
 from warehouse.extract.dsh.job import LOG_NAME
 from warehouse.extract.dsh.parse import CorruptLog, decode, parse_log
-from warehouse.redact import redact
-from warehouse.settings import Settings
 
 
 @dataclass(frozen=True)

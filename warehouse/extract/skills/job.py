@@ -22,14 +22,14 @@ from typing import Any
 
 import polars as pl
 
-from warehouse.errors import Code
+from warehouse.core.errors import Code
+from warehouse.core.source_roots import root_states
 from warehouse.extract.base import ExtractContext, SourceReport, inside, redaction_sig, skipped
 from warehouse.extract.skills.autoclaw_ledger import AutoclawExtras, read_extras
 from warehouse.extract.skills.files import ResourceStat, hash_resource, stat_resources
 from warehouse.extract.skills.parse import ParsedSkill, SkillParseError, missing_references, parse_skill_md
 from warehouse.extract.skills.roots import SKILL_FILE, Root, discover_roots, root_error, skill_dirs
-from warehouse.lake import unit_key
-from warehouse.source_roots import root_states
+from warehouse.home.lake import unit_key
 
 SOURCE = "skills"
 CURSOR_VERSION = 1

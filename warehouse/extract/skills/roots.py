@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from warehouse.errors import Code
+from warehouse.core.errors import Code
 from warehouse.extract.base import ExtractContext, SourceReport
 from warehouse.extract.registry import read_workspaces
 

@@ -1,0 +1,139 @@
+"""Build one generation file from the lake, in a child process of `akw reindex`.
+
+Why a child: the build is the memory-heavy step (DuckDB sorts, joins and the lexical index);
+running it in a fresh process that imports only DuckDB keeps the peak RSS of each process
+low, and the extract's Python/Arrow memory never adds to it. The child dies with its parent
+(PR_SET_PDEATHSIG), so `kill -9` of `akw reindex` never leaves a builder running; a killed
+build leaves only a `.building-*` file, which the next run removes.
+
+The child binds no query parameters: the first bound parameter makes DuckDB's Python module
+import pandas and pyarrow (~85 MB RSS), so values go into the SQL as escaped literals.
+The job's `previous` generation (read-only) lends the lexical build the term counts of texts it
+already tokenized (warehouse.indexing.lexical_index).
+
+Protocol: argv[1] is a JSON job; the child prints one JSON document of build stats on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from warehouse import __version__
+from warehouse.core import db
+from warehouse.core.literals import value as literal
+from warehouse.core.sqlfiles import build_sql
+from warehouse.indexing import transform
+
+_RUNS_PER_INSERT = 500
+
+
+def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Build the generation file; `on_done(stats)` runs once the file is checkpointed, before close.
+
+    `main` uses it to report and leave with os._exit: after CHECKPOINT (no WAL left) the file is
+    complete, and DuckDB's teardown of a build-sized session only frees memory (~0.2 s).
+    """
+    from warehouse.indexing import lexical_index
+
+    t = time.perf_counter()
+    build_path = Path(job["build_path"])
+    con = db.connect(build_path, memory_limit=job["memory_limit"], threads=job["threads"])
+    try:
+        con.execute("CREATE TABLE _akw_runs_raw (line VARCHAR)")
+        runs = job["runs"]
+        for i in range(0, len(runs), _RUNS_PER_INSERT):
+            values = ", ".join(f"({literal(line)})" for line in runs[i:i + _RUNS_PER_INSERT])
+            con.execute(f"INSERT INTO _akw_runs_raw VALUES {values}")
+        con.execute("CREATE TABLE _akw_assignments_raw (line VARCHAR)")  # the outbox's rows (warehouse.home.outbox)
+        rows = job.get("assignments", [])
+        for i in range(0, len(rows), _RUNS_PER_INSERT):
+            values = ", ".join(f"({literal(line)})" for line in rows[i:i + _RUNS_PER_INSERT])
+            con.execute(f"INSERT INTO _akw_assignments_raw VALUES {values}")
+        built = transform.run(con, Path(job["lake"]))
+        _require_constraints(con)
+        t_models = time.perf_counter() - t
+        prev = job.get("previous")
+        lex = lexical_index.build_lexical_index(con, Path(prev) if prev else None)
+        con.execute(build_sql("doc_lookup"))
+        semantic = None
+        if job.get("semantic"):
+            from warehouse.indexing import embeddings
+
+            semantic = embeddings.build_vectors(con, Path(prev) if prev else None, Path(f"{build_path}.vec.parquet"))
+        built_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        con.execute(f"CREATE TABLE akw_meta AS SELECT {literal(job['index_rev'])} AS index_rev, "
+                    f"{literal(built_at)} AS built_at, {literal(__version__)} AS akw_version")
+        con.execute("CHECKPOINT")
+        counts = {name: con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
+                  for name in built if name.startswith("ak_")}
+        cur = con.execute("SELECT * FROM ak_coverage ORDER BY source, entity")
+        cols = [d[0] for d in cur.description]
+        coverage = [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+        stats = {"models": built, "models_s": round(t_models, 3), "lexical": lex,
+                 "build_s": round(time.perf_counter() - t, 3), "counts": counts, "coverage": coverage,
+                 "db_bytes": build_path.stat().st_size, "peak_rss_mb": _peak_rss_mb()}
+        if semantic is not None:
+            stats["semantic"] = semantic
+        if on_done is not None and not Path(f"{build_path}.wal").exists():
+            shutil.rmtree(f"{build_path}.tmp", ignore_errors=True)  # DuckDB's spill folder (close removes it)
+            on_done(stats)
+    finally:
+        con.close()
+    return stats
+
+
+def _require_constraints(con: Any) -> None:
+    """The models' declared constraints (unique ids, not null, enums) hold, or nothing is published:
+    a duplicate or missing id would make search answers and evidence refs ambiguous."""
+    failures = transform.check_constraints(con)
+    if failures:
+        shown = "; ".join(f"{f['check']}({', '.join(f['columns'])}): {f.get('violations', f.get('message'))}"
+                          for f in failures[:5])
+        err = ValueError(f"{len(failures)} model constraint(s) failed: {shown}")
+        err.add_note("akw build step: constraints")
+        raise err
+
+
+def _peak_rss_mb() -> float:
+    import resource
+
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def die_with_parent() -> None:
+    """Linux: deliver SIGKILL to this process when the parent dies (no orphaned builder)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _report(stats: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(stats, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def _report_and_exit(stats: dict[str, Any]) -> None:
+    _report(stats)
+    os._exit(0)  # the generation file is checkpointed: skip DuckDB's teardown
+
+
+def main(argv: list[str]) -> int:
+    stats = build_generation(json.loads(argv[1]), on_done=_report_and_exit)
+    _report(stats)  # only reached if a WAL was left (then the connection is closed normally)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))

@@ -1,0 +1,86 @@
+"""The semantic lane's vectors (FR-5.1), built in the build child when `semantic.enabled` is on.
+
+Knowledge units, not events: one vector per `episode`, `memory` and `skill` document
+(`sql/build/vec_units.sql`), stored in the generation as `akw_vec(lane_no, doc_id, text_md5,
+vec FLOAT[512])`, sorted by lane. Vectors are cached by the md5 of the unit text: the previous
+generation (attached read-only, like the lexical index's term reuse) lends every vector of a
+text it already embedded, so after one changed session only its new units are embedded. Reuse
+needs the same model key (`warehouse.core.embed.model_key`), else everything is embedded again.
+
+New vectors reach DuckDB as a Parquet file written with pyarrow (exact float32; a SQL literal of
+millions of numbers would be slow to parse, and a bound parameter imports pandas into the child).
+Search scans the table brute force (`array_inner_product` on unit vectors; ADR 0005).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from warehouse.core import embed, literals
+from warehouse.core.sqlfiles import render_build
+from warehouse.indexing.previous import PREV, attach_previous
+
+
+def _run(con: duckdb.DuckDBPyConnection, name: str, subs: dict[str, object] | None = None) -> list[tuple]:
+    sql = render_build(name, {k: literals.value(v) for k, v in (subs or {}).items()})
+    rows: list[tuple] = []
+    for stmt in con.extract_statements(sql):
+        try:
+            res = con.execute(stmt)
+            rows = res.fetchall() if res.description else []
+        except duckdb.Error as e:
+            e.add_note(f"akw build step: sql/build/{name}.sql")
+            raise
+    return rows
+
+
+def build_vectors(con: duckdb.DuckDBPyConnection, prev: Path | None, scratch: Path) -> dict[str, Any]:
+    """Embed the units of `ak_document` into `akw_vec`; `scratch` is a file path for the new vectors.
+
+    Returns what the run record and `akw status` report: units, distinct texts, how many were
+    embedded now (the rest came from the previous generation), seconds and throughput.
+    """
+    t0 = time.perf_counter()
+    key = embed.model_key()
+    _run(con, "vec_units", {"max_chars": embed.UNIT_CHARS})
+    reused = attach_previous(con, prev, "akw_vec_build", key)
+    if reused:
+        try:
+            _run(con, "vec_reuse")
+        finally:
+            con.execute(f"DETACH {PREV}")
+    todo = _run(con, "vec_todo")
+    load_s = 0.0
+    if todo:
+        t_load = time.perf_counter()
+        embed.encoder()  # loaded once per process (~0.8 s), timed apart from the embedding itself
+        load_s = time.perf_counter() - t_load
+    t_embed = time.perf_counter()
+    if todo:
+        vectors = embed.embed_each([text for _, text in todo])
+        _write_parquet(scratch, [md5 for md5, _ in todo], vectors)
+        try:
+            _run(con, "vec_load", {"path": str(scratch)})
+        finally:
+            scratch.unlink(missing_ok=True)
+    embed_s = time.perf_counter() - t_embed
+    _run(con, "vec_final", {"key": key, "model": embed.MODEL})
+    units, distinct = con.execute("SELECT count(*), count(DISTINCT text_md5) FROM akw_vec").fetchone()
+    return {"model": key, "units": int(units), "distinct_texts": int(distinct), "embedded": len(todo),
+            "reused_from_previous": reused, "model_load_s": round(load_s, 3), "embed_s": round(embed_s, 3),
+            "texts_per_s": round(len(todo) / embed_s, 1) if todo and embed_s > 0 else None,
+            "seconds": round(time.perf_counter() - t0, 3)}
+
+
+def _write_parquet(path: Path, md5s: list[str], vectors: Any) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    flat = pa.array(vectors.reshape(-1), type=pa.float32())
+    table = pa.table({"text_md5": pa.array(md5s, type=pa.string()),
+                      "vec": pa.FixedSizeListArray.from_arrays(flat, embed.DIMS)})
+    pq.write_table(table, path, compression="zstd")

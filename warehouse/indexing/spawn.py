@@ -1,0 +1,95 @@
+"""Run the build child (`indexing.child`) in its own process: one retry with more memory, readable errors.
+
+A fresh process that imports only DuckDB keeps the build's peak RSS its own and lets the OS take
+every byte back; the child reads its job from a file (argv stays short) and dies with its parent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.proc import tuned_env
+from warehouse.core.redact import redact
+
+_CHILD = ("import sys, pathlib; from warehouse.indexing import child as b; b.die_with_parent(); "
+          "sys.exit(b.main(['', pathlib.Path(sys.argv[1]).read_text()]))")
+_UNITS = {"KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30,
+          "TIB": 2**40, "B": 1}
+
+
+def run_build_child(job: dict[str, Any], build_path: Path, record: dict[str, Any]) -> dict[str, Any]:
+    """Build `job` into `build_path`; return the child's stats. An out-of-memory build is retried once
+    with 4× `index.memory_limit`, and the run `record` gets a KNOWLEDGE_LIMIT warning saying so."""
+    job_file = build_path.with_suffix(".job.json")
+    job_file.write_text(json.dumps(job), encoding="utf-8")
+    os.chmod(job_file, 0o600)
+    try:
+        proc = _spawn(job_file)
+        bigger = _bigger_memory_limit(job["memory_limit"]) if proc.returncode != 0 and _out_of_memory(proc.stderr) \
+            else None
+        if bigger:
+            record.setdefault("warnings", []).append({
+                "code": Code.LIMIT.value, "unit": "build",
+                "message": f"index.memory_limit {job['memory_limit']} was too small for this data; built with "
+                           f"{bigger} (raise the setting: `akw config set index.memory_limit={bigger}`)"})
+            remove_build_files(build_path)
+            job_file.write_text(json.dumps({**job, "memory_limit": bigger}), encoding="utf-8")
+            proc = _spawn(job_file)
+    finally:
+        job_file.unlink(missing_ok=True)
+    if proc.returncode != 0:
+        raise KnowledgeError(Code.INTERNAL, f"index build failed: {child_error(proc.stderr, proc.returncode)}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _spawn(job_file: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", _CHILD, str(job_file)], capture_output=True, text=True,
+                          check=False, env=tuned_env(dict(os.environ)))
+
+
+def _out_of_memory(stderr: str) -> bool:
+    return "OutOfMemoryException" in stderr or "Out of Memory Error" in stderr
+
+
+def _bigger_memory_limit(limit: str, factor: int = 4) -> str | None:
+    """`limit` × factor, at most a quarter of this machine's RAM and 2 GB (the 1M-document budget);
+    None when the limit cannot grow (or is not a size DuckDB's way of writing we understand)."""
+    import psutil
+
+    m = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]*)\s*", limit or "")
+    if not m or m.group(2).upper() not in _UNITS:
+        return None
+    now = float(m.group(1)) * _UNITS[m.group(2).upper() or "B"]
+    cap = min(2 * 10**9, psutil.virtual_memory().total // 4)
+    new = min(now * factor, cap)
+    return f"{int(new // 10**6)}MB" if new > now * 1.05 else None
+
+
+def remove_build_files(build_path: Path) -> None:
+    """The build file, its WAL and its spill folder."""
+    build_path.unlink(missing_ok=True)
+    Path(f"{build_path}.wal").unlink(missing_ok=True)
+    shutil.rmtree(f"{build_path}.tmp", ignore_errors=True)
+
+
+def child_error(stderr: str, returncode: int) -> str:
+    """The child's exception line (not the hint lines DuckDB appends after it), redacted, with
+    what to do when it ran out of memory."""
+    lines = [ln.strip() for ln in stderr.strip().splitlines() if ln.strip()]
+    errors = [ln for ln in lines if re.match(r"^[\w.]+(Error|Exception)\b.*:", ln)]
+    line = redact((errors or lines or [f"exit {returncode}"])[-1])[:500]
+    steps = [ln.removeprefix("akw build step: ") for ln in lines if ln.startswith("akw build step: ")]
+    if steps:
+        line = f"{steps[-1]}: {line}"
+    if "OutOfMemory" in line or "Out of Memory" in line:
+        line += (" — raise the build's memory (`akw config set index.memory_limit=1GB`; a million documents"
+                 " build in about 1-2 GB)")
+    return line

@@ -1,0 +1,293 @@
+"""A small dbt-style runner: every `sql/models/<layer>/<name>.sql` file is one model that makes table `<name>`.
+
+Model files are Jinja templates of one SELECT. `{{ ref('x') }}` names another model (and makes
+it a dependency); `{{ lake('dsh', 'events') }}` reads a lake table's Parquet files. Files in
+`sql/models/macros/` (CREATE MACRO statements) run first. A leading `-- materialized: view` comment
+makes a view instead of a table; `-- compression: col=method, …` lines pin the storage compression
+of those columns (a table made as CREATE TABLE with the model's own column types, then INSERT).
+A model's first comment block is its documentation;
+`-- col: name: text` lines become DuckDB column comments for analysts. Models run in
+dependency order (ties by name), so a build is deterministic.
+
+Constraints are declared beside the model they guard, like dbt's schema tests, one per line:
+`-- unique: doc_key` (a composite key: `-- unique: lane, doc_key`), `-- not_null: a, b` (each
+column) and `-- accepted_values: outcome: success, partial` (NULL passes; pair it with not_null).
+The build checks that they name columns of the model; `check_constraints` runs one query per
+constraint against a built database (`reindex --mode verify`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import jinja2
+
+from warehouse.core.literals import text as sql_text
+from warehouse.core.sqlfiles import MODELS as SQL_DIR
+
+_COL_DOC = re.compile(r"^--\s*col:\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.+)$", re.M)
+_COMPRESSION = re.compile(r"^--\s*compression:\s*(.+)$", re.M)
+_COMPRESSION_ITEM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(uncompressed|dictionary|rle|bitpacking|fsst|chimp|patas)$")
+_CONSTRAINT = re.compile(r"^--\s*(unique|not_null|accepted_values):(.*)$", re.M)
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_HEADER_KEYS = ("col:", "materialized:", "compression:", "unique:", "not_null:", "accepted_values:")
+EXAMPLES = 3  # example keys (or values) a constraint failure shows
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """One declared check of a model: `unique` (the columns together), `not_null` (one column)
+    or `accepted_values` (one column, `values` the allowed values as text)."""
+
+    model: str
+    kind: str
+    columns: tuple[str, ...]
+    values: tuple[str, ...] = ()
+
+    @property
+    def check(self) -> str:
+        """The name a failure is reported under, e.g. `ak_document.unique`."""
+        return f"{self.model}.{self.kind}"
+
+    def describe(self) -> str:
+        """`unique(lane, doc_key)`, `not_null(actor_id)`, `accepted_values(outcome: success, partial)`."""
+        args = ", ".join(self.columns) + (f": {', '.join(self.values)}" if self.values else "")
+        return f"{self.kind}({args})"
+
+    def sql(self, key: tuple[str, ...] | None = None) -> str:
+        """One query: (violations, up to EXAMPLES examples, smallest first). unique: key values held
+        by more than one row (NULLs equal inside a composite key; a key of only NULLs is skipped);
+        not_null: rows with NULL, shown by `key` (a unique key of the model without the column);
+        accepted_values: rows with another value, shown by the values."""
+        t, cols = _quote(self.model), [_quote(c) for c in self.columns]
+        if self.kind == "unique":
+            shown = _key_text(cols)
+            return (f"SELECT count(*), min(k, {EXAMPLES}) FROM (SELECT {shown} AS k FROM {t} "
+                    f"WHERE NOT ({' AND '.join(f'{c} IS NULL' for c in cols)}) "
+                    f"GROUP BY {', '.join(cols)} HAVING count(*) > 1)")
+        if self.kind == "not_null":
+            shown = _key_text([_quote(c) for c in key]) if key else "NULL"
+            return f"SELECT count(*), min(k, {EXAMPLES}) FROM (SELECT {shown} AS k FROM {t} WHERE {cols[0]} IS NULL)"
+        allowed = ", ".join(sql_text(v) for v in self.values)
+        return (f"SELECT coalesce(sum(n), 0), min(v, {EXAMPLES}) FROM (SELECT CAST({cols[0]} AS VARCHAR) AS v, "
+                f"count(*) AS n FROM {t} WHERE {cols[0]} IS NOT NULL AND CAST({cols[0]} AS VARCHAR) NOT IN ({allowed}) "
+                f"GROUP BY 1)")
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _key_text(cols: list[str]) -> str:
+    """A key as text: the value of one column, `(a, b)` of several."""
+    return f"CAST({cols[0]} AS VARCHAR)" if len(cols) == 1 else f"CAST(row({', '.join(cols)}) AS VARCHAR)"
+
+
+def _columns(model: str, line: str, text: str) -> tuple[str, ...]:
+    cols = tuple(c.strip() for c in text.split(","))
+    if not cols or not all(_IDENT.match(c) for c in cols):
+        raise ValueError(f"model {model}: bad constraint {line.strip()!r} (expected column names separated by commas)")
+    if len(set(cols)) != len(cols):
+        raise ValueError(f"model {model}: constraint {line.strip()!r} names a column twice")
+    return cols
+
+
+@dataclass
+class Model:
+    name: str
+    path: Path
+    source: str
+    layer: str
+    deps: set[str] = field(default_factory=set)
+
+    @property
+    def materialized(self) -> str:
+        return "view" if re.search(r"^--\s*materialized:\s*view", self.source, re.M) else "table"
+
+    @property
+    def doc(self) -> str:
+        lines = []
+        for line in self.source.splitlines():
+            if not line.startswith("--"):
+                break
+            text = line[2:].strip()
+            if not text.startswith(_HEADER_KEYS):
+                lines.append(text)
+        return " ".join(x for x in lines if x)
+
+    @property
+    def compression(self) -> dict[str, str]:
+        """Pinned column compression: `-- compression: title=uncompressed, path=uncompressed`."""
+        out: dict[str, str] = {}
+        for line in _COMPRESSION.findall(self.source):
+            for item in filter(None, (x.strip() for x in line.split(","))):
+                m = _COMPRESSION_ITEM.match(item)
+                if m is None:
+                    raise ValueError(f"model {self.name}: bad compression hint {item!r}")
+                out[m.group(1)] = m.group(2)
+        return out
+
+    @property
+    def column_docs(self) -> dict[str, str]:
+        return {m.group(1): m.group(2).strip() for m in _COL_DOC.finditer(self.source)}
+
+    @property
+    def constraints(self) -> list[Constraint]:
+        """The declared constraints in file order; `-- not_null: a, b` is one constraint per column."""
+        out: list[Constraint] = []
+        for m in _CONSTRAINT.finditer(self.source):
+            kind, rest, line = m.group(1), m.group(2), m.group(0)
+            if kind == "unique":
+                out.append(Constraint(self.name, kind, _columns(self.name, line, rest)))
+            elif kind == "not_null":
+                out.extend(Constraint(self.name, kind, (c,)) for c in _columns(self.name, line, rest))
+            else:
+                col, sep, values = rest.partition(":")
+                vals = tuple(v.strip() for v in values.split(","))
+                if not sep or not all(vals) or len(set(vals)) != len(vals):
+                    raise ValueError(f"model {self.name}: bad constraint {line.strip()!r} "
+                                     "(expected `-- accepted_values: column: value, value, …`)")
+                out.append(Constraint(self.name, kind, _columns(self.name, line, col), vals))
+        seen: set[tuple[str, tuple[str, ...]]] = set()
+        for c in out:
+            if (c.kind, c.columns) in seen:
+                raise ValueError(f"model {self.name}: constraint {c.describe()} is declared twice")
+            seen.add((c.kind, c.columns))
+        return out
+
+    def example_key(self, column: str) -> tuple[str, ...] | None:
+        """How a not-null failure of `column` shows its rows: the first unique key without it."""
+        return next((c.columns for c in self.constraints if c.kind == "unique" and column not in c.columns), None)
+
+
+LAYERS = ("staging", "intermediate", "marts")
+
+
+def discover(sql_dir: Path = SQL_DIR, subdirs: tuple[str, ...] = LAYERS) -> dict[str, Model]:
+    models: dict[str, Model] = {}
+    for sub in subdirs:
+        for p in sorted((sql_dir / sub).glob("*.sql")):
+            src = p.read_text(encoding="utf-8")
+            m = Model(p.stem, p, src, sub, set(re.findall(r"ref\(\s*['\"]([A-Za-z0-9_]+)['\"]\s*\)", src)))
+            if m.name in models:
+                raise ValueError(f"duplicate model name {m.name}")
+            models[m.name] = m
+    for m in models.values():
+        missing = m.deps - set(models)
+        if missing:
+            raise ValueError(f"model {m.name} refers to unknown models {sorted(missing)}")
+    return models
+
+
+def order(models: dict[str, Model]) -> list[Model]:
+    """Topological order, ties broken by name (deterministic)."""
+    done: list[Model] = []
+    seen: set[str] = set()
+    visiting: set[str] = set()
+
+    def visit(name: str) -> None:
+        if name in seen:
+            return
+        if name in visiting:
+            raise ValueError(f"model cycle through {name}")
+        visiting.add(name)
+        for d in sorted(models[name].deps):
+            visit(d)
+        visiting.discard(name)
+        seen.add(name)
+        done.append(models[name])
+
+    for name in sorted(models):
+        visit(name)
+    return done
+
+
+def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR,
+        on_model: object = None) -> list[str]:
+    """Build every model into `con`. Returns model names in build order."""
+    models = discover(sql_dir)
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
+    for macro in sorted((sql_dir / "macros").glob("*.sql")):  # CREATE MACRO files, before any model
+        con.execute(macro.read_text(encoding="utf-8"))
+
+    def lake(source: str, table: str) -> str:
+        glob = (lake_root / "bronze" / source / table).as_posix() + "/*.parquet"
+        return f"read_parquet('{glob}', union_by_name = true)"
+
+    built = []
+    for m in order(models):
+        constraints = m.constraints  # a malformed header fails before any SQL runs
+        sql = env.from_string(m.source).render(ref=lambda n: n, lake=lake)
+        kind = "VIEW" if m.materialized == "view" else "TABLE"
+        try:
+            _materialize(con, m, kind, sql)
+        except duckdb.Error as e:
+            e.add_note(f"akw build step: model {m.name}")
+            raise
+        if constraints:
+            _check_constraint_columns(con, m, constraints)
+        doc = m.doc.replace("'", "''")
+        if doc:
+            con.execute(f"COMMENT ON {kind} {m.name} IS '{doc}'")
+        for col, text in m.column_docs.items():
+            con.execute(f"COMMENT ON COLUMN {m.name}.{col} IS '{text.replace(chr(39), chr(39) * 2)}'")
+        built.append(m.name)
+        if callable(on_model):
+            on_model(m.name)
+    return built
+
+
+def _check_constraint_columns(con: duckdb.DuckDBPyConnection, m: Model, constraints: list[Constraint]) -> None:
+    have = {c[0] for c in con.execute(f"DESCRIBE {m.name}").fetchall()}
+    for c in constraints:
+        unknown = [col for col in c.columns if col not in have]
+        if unknown:
+            raise ValueError(f"model {m.name}: constraint {c.describe()} names unknown column(s) {unknown}")
+
+
+def check_constraints(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR,
+                      models: dict[str, Model] | None = None) -> list[dict[str, object]]:
+    """Check every declared constraint against the built database `con`, one query each.
+
+    Returns the failures in build order, each `{"check": "<model>.<kind>", "columns": [...],
+    "violations": n, "examples": [...]}` (or `"message"` when the query itself failed, e.g. a
+    table missing from an older generation); an empty list when every constraint holds.
+    """
+    models = models if models is not None else discover(sql_dir)
+    failures: list[dict[str, object]] = []
+    for m in order(models):
+        for c in m.constraints:
+            out: dict[str, object] = {"check": c.check, "columns": list(c.columns)}
+            if c.values:
+                out["accepted"] = list(c.values)
+            key = m.example_key(c.columns[0]) if c.kind == "not_null" else None
+            try:
+                n, examples = con.execute(c.sql(key)).fetchone()
+            except duckdb.Error as e:
+                failures.append({**out, "message": f"{type(e).__name__}: {str(e).splitlines()[0]}"})
+                continue
+            if n:
+                shown = [x[:200] for x in examples or [] if x is not None]  # a bad value may be any text
+                failures.append({**out, "violations": int(n), "examples": shown})
+    return failures
+
+
+def _materialize(con: duckdb.DuckDBPyConnection, m: Model, kind: str, sql: str) -> None:
+    """CREATE … AS the model; with compression hints, the table is declared from the model's own
+    column types with `USING COMPRESSION` on the hinted columns, then filled by INSERT."""
+    hints = m.compression if kind == "TABLE" else {}
+    if not hints:
+        con.execute(f"CREATE OR REPLACE {kind} {m.name} AS {sql}")
+        return
+    con.execute(f"CREATE OR REPLACE TABLE {m.name} AS {sql} WITH NO DATA")
+    cols = con.execute(f"DESCRIBE {m.name}").fetchall()
+    unknown = set(hints) - {c[0] for c in cols}
+    if unknown:
+        raise ValueError(f"model {m.name}: compression hint for unknown column(s) {sorted(unknown)}")
+    ddl = ", ".join(f'"{name}" {ctype}' + (f" USING COMPRESSION {hints[name]}" if name in hints else "")
+                    for name, ctype, *_ in cols)
+    con.execute(f"CREATE OR REPLACE TABLE {m.name} ({ddl})")
+    con.execute(f"INSERT INTO {m.name} {sql}")
