@@ -57,10 +57,6 @@ LOCATION = (
     ("--home", "home", "Warehouse folder (default $AKW_HOME)."),
 )
 LOCATION_ATTRS = frozenset(attr for _flag, attr, _help in LOCATION)
-HOME_COMMANDS = frozenset({"reindex", "status", "search", "get", "sql", "sources", "config show", "config set",
-                           "dispatch", "dispatch list", "dispatch show", "feedback", "schedule show",
-                           "schedule run-due", "schedule install", "daemon", "mcp", "quality", "report",
-                           "team init", "team push", "team status"})
 OPTION_LIKE = re.compile(r"--?[A-Za-z][\w-]*(=.*)?", re.S)
 
 
@@ -150,17 +146,30 @@ def _location_option(root: Any) -> Any:
     return opt
 
 
+def home_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a command that opens a home: it also takes `--home/--dsh-home/--autoclaw-root` after its name.
+
+    Put it under the `@app.command()` line; Typer's wrapper copies the mark (functools.update_wrapper).
+    """
+    fn.__akw_home_options__ = True  # type: ignore[attr-defined]
+    return fn
+
+
+def _takes_home_options(cmd: Any) -> bool:
+    return bool(getattr(cmd.callback, "__akw_home_options__", False))
+
+
 class AkwGroup(TyperGroup):
     """The root command: shared location options, JSON usage errors, undecodable argv, quiet broken pipes."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         roots = [p for p in self.params if p.name in LOCATION_ATTRS]
-        for path, cmd in _leaves(self):
-            if path in HOME_COMMANDS:
+        for _path, cmd in _leaves(self):
+            if _takes_home_options(cmd):
                 cmd.params.extend(_location_option(p) for p in roots)
-        for name, cmd in self.commands.items():  # a group that is also a command itself (akw dispatch --request)
-            if hasattr(cmd, "commands") and name in HOME_COMMANDS:
+        for cmd in self.commands.values():  # a group that is also a command itself (akw dispatch --request)
+            if hasattr(cmd, "commands") and _takes_home_options(cmd):
                 cmd.params.extend(_location_option(p) for p in roots)
 
     def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
@@ -349,6 +358,7 @@ def _print_reindex(doc: dict[str, Any]) -> None:
 
 
 @app.command()
+@home_options
 def reindex(
     ctx: typer.Context,
     mode: Annotated[str, typer.Option(help="incremental | full | verify")] = "incremental",
@@ -382,6 +392,7 @@ def _print_team(d: dict[str, Any]) -> None:
 
 
 @team_app.command("init")
+@home_options
 def team_init(
     ctx: typer.Context,
     catalog: Annotated[str, typer.Option(help="libpq DSN of the PostgreSQL catalog, without a password.")],
@@ -396,6 +407,7 @@ def team_init(
 
 
 @team_app.command("push")
+@home_options
 def team_push(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """Extract what changed and commit it to the team lake, one transaction per unit batch (no build)."""
     with _errors(as_json):
@@ -405,6 +417,7 @@ def team_push(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 
 
 @team_app.command("status")
+@home_options
 def team_status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """Writers, their last commit, snapshot ids and this machine's lag; `degraded` when the catalog is away."""
     with _errors(as_json):
@@ -435,6 +448,7 @@ def _print_status(d: dict[str, Any]) -> None:
 
 
 @app.command()
+@home_options
 def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """knowledge_status: state, index_rev, last/next run, counts, coverage, errors."""
     with _errors(as_json):
@@ -454,6 +468,7 @@ def _print_sources(d: dict[str, Any]) -> None:
 
 
 @app.command()
+@home_options
 def sources(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """Show the state of every source unit (revision, status, error code)."""
     with _errors(as_json):
@@ -516,6 +531,7 @@ def _read_request(source: str) -> str:
 
 
 @app.command(cls=DashQueryCommand)
+@home_options
 def search(
     ctx: typer.Context,
     query: Annotated[str | None, typer.Argument(
@@ -598,6 +614,7 @@ def _print_card(d: dict[str, Any]) -> None:
 
 
 @app.command("get", cls=DashQueryCommand)
+@home_options
 def get_cmd(
     ctx: typer.Context,
     kind: Annotated[str, typer.Argument(help="agent | skill | episode | code")],
@@ -628,6 +645,7 @@ def _print_sql(d: dict[str, Any]) -> None:
 
 
 @app.command("sql", cls=DashQueryCommand)
+@home_options
 def sql_cmd(ctx: typer.Context, query: Annotated[str, typer.Argument(help="One read-only SQL query.")],
             limit: Annotated[int, typer.Option(min=1, max=100000)] = 1000, as_json: JsonOpt = False) -> None:
     """Query the published generation read-only (any DuckDB client can open it too)."""
@@ -643,6 +661,7 @@ def _print_feedback(d: dict[str, Any]) -> None:
 
 
 @app.command("feedback")
+@home_options
 def feedback_cmd(
     ctx: typer.Context,
     result_id: Annotated[str, typer.Argument(help="An id a search response returned.")],
@@ -686,6 +705,7 @@ def _print_schedule(d: dict[str, Any]) -> None:
 
 
 @schedule_app.command("show")
+@home_options
 def schedule_show(ctx: typer.Context, now: NowOpt = None, as_json: JsonOpt = False) -> None:
     """The next runs, the last run and what is due now."""
     with _errors(as_json):
@@ -693,6 +713,7 @@ def schedule_show(ctx: typer.Context, now: NowOpt = None, as_json: JsonOpt = Fal
 
 
 @schedule_app.command("run-due")
+@home_options
 def schedule_run_due(ctx: typer.Context, now: NowOpt = None, as_json: JsonOpt = False) -> None:
     """Run the due job once and exit (for cron / systemd timers); nothing due is a success too."""
     with _errors(as_json):
@@ -705,6 +726,7 @@ def schedule_run_due(ctx: typer.Context, now: NowOpt = None, as_json: JsonOpt = 
 
 
 @schedule_app.command("install")
+@home_options
 def schedule_install(
     ctx: typer.Context,
     print_only: Annotated[bool, typer.Option("--print", help="Print the crontab line and systemd units.")] = False,
@@ -727,6 +749,7 @@ def schedule_install(
 
 
 @app.command("daemon")
+@home_options
 def daemon_cmd(
     ctx: typer.Context,
     tick: Annotated[float, typer.Option("--tick", min=0.2, max=3600, help="Seconds between checks (at most).")] = 60,
@@ -778,6 +801,7 @@ def _print_dispatch(d: dict[str, Any]) -> None:
 
 
 @dispatch_app.callback(invoke_without_command=True)
+@home_options
 def dispatch_cmd(
     ctx: typer.Context,
     request: Annotated[str | None, typer.Option("--request", help="a knowledge.dispatch/v1 file; - = stdin")] = None,
@@ -814,6 +838,7 @@ def _print_outbox(d: dict[str, Any]) -> None:
 
 
 @dispatch_app.command("list")
+@home_options
 def dispatch_list(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """The recorded dispatches in the outbox, oldest first."""
     with _errors(as_json):
@@ -821,6 +846,7 @@ def dispatch_list(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 
 
 @dispatch_app.command("show")
+@home_options
 def dispatch_show(ctx: typer.Context, ident: Annotated[str, typer.Argument(help="assignment id or dispatch id")],
                   as_json: JsonOpt = False) -> None:
     """One recorded dispatch: its assignment row and its knowledge.handoff/v1 package."""
@@ -909,6 +935,7 @@ def _print_settings(d: dict[str, Any]) -> None:
 
 
 @config_app.command("show")
+@home_options
 def config_show(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """Print the effective settings (file + environment overrides)."""
     with _errors(as_json):
@@ -916,6 +943,7 @@ def config_show(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 
 
 @config_app.command("set")
+@home_options
 def config_set(
     ctx: typer.Context,
     assignments: Annotated[list[str], typer.Argument(help="key=value pairs, e.g. schedule.times='[\"04:00\"]'")],
@@ -1056,6 +1084,7 @@ def bench(
 
 # -- mcp --------------------------------------------------------------------------------------
 @app.command("mcp")
+@home_options
 def mcp_cmd(ctx: typer.Context) -> None:
     """Serve the nine knowledge_* tools over MCP stdio (docs/mcp.md); needs the [mcp] extra."""
     try:
@@ -1080,6 +1109,7 @@ def _print_quality(d: dict[str, Any]) -> None:
 
 
 @app.command()
+@home_options
 def quality(
     ctx: typer.Context,
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for quality-<index_rev>.json.")] = Path("reports"),
@@ -1094,6 +1124,7 @@ def quality(
 
 
 @app.command()
+@home_options
 def report(
     ctx: typer.Context,
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for report-<index_rev>.html/.md/.json.")] = Path(
