@@ -1,5 +1,5 @@
 -- One lane's postings (the same impacts as fts_postings_lane.sql, bit for bit), for the build
--- child, which binds no parameters ($…: literals written by warehouse/index_build.py). The idf
+-- child, which binds no parameters ($…: literals written by warehouse/indexing/lexical_index.py). The idf
 -- factor per term and the length norm per document are computed once, not per posting, with
 -- the very same floating-point operations in the same order: 1000.0·idf · tf · (k1+1) / (tf + K).
 CREATE OR REPLACE TEMP TABLE fts_term_w AS

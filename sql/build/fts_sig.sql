@@ -1,4 +1,4 @@
--- Incremental lexical build (warehouse/index_build.py), step 1: the tokenizer input of every
+-- Incremental lexical build (warehouse/indexing/lexical_index.py), step 1: the tokenizer input of every
 -- document and its md5. Terms depend only on that text, so a text tokenized before (by an
 -- earlier document of this build or by the previous generation) is not tokenized again: at 100k
 -- documents only ~25% of the texts are distinct, and a rerun after one changed session finds

@@ -5,7 +5,7 @@ a trust score depends on the counter and on the clock (decay), and a generation 
 what decides `index_rev` (same input, same content). Each pass writes a new file and swaps it in
 (`os.replace`), so a reader sees one whole pass or the previous one, and replaced rows leave no bytes.
 `trust_meta` records what the pass read (generation rev, counter signature, clock), so a no-op
-reindex decides with one small read whether to run it again (build/curation.py).
+reindex decides with one small read whether to run it again (pipeline/curation.py).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """`reindex`: extract → index_rev → SQL models → lexical index → publish a new generation.
 
 incremental: extract what changed; if the rev equals the published one the run is a no-op.
-Every incremental or full run ends with the curation pass (build/curation.py), which recomputes
+Every incremental or full run ends with the curation pass (pipeline/curation.py), which recomputes
 `ak_trust` beside the generation when the generation, the access counter or the day changed.
 full:        forget cursors and the lake, extract everything, build a new generation.
 verify:      change nothing; re-check the published generation against the lake and sources.

@@ -10,7 +10,7 @@ settings do not list has no rights: it sees nothing, and is told nothing more.
 become ak_acl_* keys, and the documents they grant become a temp table on the lane cursor
 (`akw_allow_<hash>`) and a bitstring variable beside it (the same name; bit doc_id set = visible),
 made once per cursor, generation and principal's rights. The lane queries probe the bitstring
-before ranking (`allow_clause`, sql/queries/lexical_allow.sql), so a forbidden document never
+before ranking (`allow_clause`, sql/queries/search/lexical_allow.sql), so a forbidden document never
 enters scoring, fusion, actors, counts, snippets or why-texts. The `View` also holds the actors,
 episodes, sessions, chunks and skills the principal sees in full, to which actor rows, skill usage,
 cards and dispatch are held.
@@ -155,7 +155,7 @@ class View:
     skills: frozenset[str]
     lane_docs: dict[str, int]
     ws_nos: frozenset[int] = frozenset()  # workspaces of its documents (what its filters may name)
-    bits: str = ""  # the bitstring variable of its documents on that cursor (sql/queries/access_bits.sql)
+    bits: str = ""  # the bitstring variable of its documents on that cursor (sql/queries/search/access_bits.sql)
     allowed: str | None = field(default=None, repr=False)  # that bitstring as text (other cursors: side_worker)
     # per-view memos: where documents live, for the live check (guard.trim: doc_id -> access_live.sql row,
     # skill key -> file), and the cut workspace index (`workspaces`)

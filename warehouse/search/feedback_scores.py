@@ -3,7 +3,7 @@
 The engine asks `refresh()` on every search; the log is re-read only when a stat (at most once per
 `CHECK_S`) shows it changed, or at once after `invalidate()` (a feedback call in this process, a
 new generation). The scores per result id are mapped to document ids by one statement over
-`ak_document` (sql/queries/feedback_docs.sql), so fusion reads each hit's score from the hits
+`ak_document` (sql/queries/search/feedback_docs.sql), so fusion reads each hit's score from the hits
 literal and joins nothing (fuse.sql `$16`).
 """
 

@@ -121,7 +121,7 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
 
     `semantic` (semantic.enabled): (lane, doc_id) -> the unit's similarity (vector.similarities), which
     rides in the hits literal as well, and the two similarity gates; fusion then also ranks by meaning
-    inside each lane (sql/queries/fuse_semantic.sql).
+    inside each lane (sql/queries/search/fuse_semantic.sql).
 
     `on_items` is called with the items before the actor statement runs (the search starts reading
     the items' details beside it)."""
@@ -227,7 +227,7 @@ def word_groups_in_one_doc(sess: duckdb.DuckDBPyConnection, groups: list[list[st
     talks about "active" (issue 11: "who migrated the ldap directory to active directory" met the
     alembic skill that names `psycopg.errors.ActiveSqlTransaction`). Checked only when the gate
     would pass, on up to `WORD_CHECKED` of the best candidates, in one statement
-    (sql/queries/word_terms.sql): a query that names an identifier itself matches its parts."""
+    (sql/queries/search/word_terms.sql): a query that names an identifier itself matches its parts."""
     of_term = _group_bits(groups)  # once per search, not once per hit
     counts = [_groups_of(of_term, h[3]) for h in hits]
     best = max(counts, default=0)

@@ -39,7 +39,7 @@ def iso(v: Any) -> str | None:
 
 
 def read_details(cur: duckdb.DuckDBPyConnection, doc_ids: list[int]) -> dict[int, dict[str, Any]]:
-    """Everything a response item shows (sql/queries/item_details.sql), per document id. Needs only
+    """Everything a response item shows (sql/queries/search/item_details.sql), per document id. Needs only
     fusion's items, so the search reads it on a side cursor while the actor statement runs."""
     if not doc_ids:
         return {}

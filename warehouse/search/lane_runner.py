@@ -162,7 +162,7 @@ def hidden_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[
     """Documents the principal may not see that bear on the query, for the content-free hint only (they
     never reach fusion or the response): in an answering lane, under the request's filters, holding the
     query's `HINT_TERMS` most specific (rarest) known terms — what makes them relevant, read off their
-    shortest postings in one statement for all lanes (sql/queries/access_hidden.sql). A failed or slow
+    shortest postings in one statement for all lanes (sql/queries/search/access_hidden.sql). A failed or slow
     query gives no hint (the hint is optional, never a reason to fail). A lane in `seen_all` (the
     principal sees every document of it) hides nothing and is not read."""
     rare = sorted(sorted(found, key=lambda r: (r[2], r[1]))[:HINT_TERMS], key=lambda r: r[1])

@@ -3,7 +3,7 @@
 `ak_trust` (warehouse/home/trust.py, written by the curation pass of reindex) holds one score per entity;
 the engine re-reads it only when a stat (at most once per `CHECK_S`) shows a new file, or after
 `invalidate()` (a new generation), and maps the non-neutral entities to document ids with one
-statement over `ak_document` (sql/queries/trust_docs.sql). Fusion then reads each hit's trust from
+statement over `ak_document` (sql/queries/search/trust_docs.sql). Fusion then reads each hit's trust from
 the hits literal and joins nothing (fuse.sql `$17`); a document without a score is neutral (0.5),
 whose prior is exactly 1.
 """

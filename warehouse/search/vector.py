@@ -4,7 +4,7 @@ Only with `semantic.enabled`; off, nothing here runs and every answer is what th
 alone give. The query is embedded once per search by the process's one model (warehouse/core/embed.py,
 ~1 ms); its vector goes into SQL as one FLOAT[512] literal, and one statement scans the queried
 lanes' `akw_vec` rows brute force (the lane's request filters applied first, as in the lexical
-lane). The hits are fused with the lexical ones inside each lane (`sql/queries/fuse_semantic.sql`).
+lane). The hits are fused with the lexical ones inside each lane (`sql/queries/search/fuse_semantic.sql`).
 
 Every lane says whether the vector side answered (`LaneSemantic.state`): `answered`, `no_vectors`
 (the generation holds none for the lane: built with semantic off, or the lane has no units),

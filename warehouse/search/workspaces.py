@@ -2,7 +2,7 @@
 
 A user types what they know of a workspace: `shop-api` (its folder), `/home/me/work/shop-api`
 (its path), `shop-api-afd64283` (its id) or its registry title. The generation's workspaces
-(`queries/workspace_keys.sql`: the searchable documents' (workspace_id, workspace_path) pairs and
+(`queries/search/workspace_keys.sql`: the searchable documents' (workspace_id, workspace_path) pairs and
 the registry's workspaces without documents) are read once when the engine opens a generation,
 so resolving a filter costs no SQL: each value becomes the `ak_document.ws_no` numbers of the
 workspaces it names, and a value that names none is reported back (a warning, never silence).

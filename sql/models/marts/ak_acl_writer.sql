@@ -4,7 +4,7 @@
 -- workspace's; skills: the writer of the row the skill was built from (stg_skills keeps one row per
 -- skill id: a skill two writers pushed is the newest copy, and only that copy's writer vouches for it,
 -- so a principal of the other writer is never shown the other machine's path). Actor profiles carry no row: they follow their episodes
--- (sql/queries/access_allowed.sql). Empty in a local build: there every document is the
+-- (sql/queries/search/access_allowed.sql). Empty in a local build: there every document is the
 -- local writer's (`lake.writer_id`, else `local`), resolved at query time.
 -- col: writer_id: lake.writer_id of the machine whose bronze rows the document was built from
 -- unique: doc_id, writer_id
