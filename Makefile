@@ -24,7 +24,7 @@ lint: setup
 
 test: lint
 	$(BIN)/akw eval --min-recall3 0.8 --min-mrr 0.6 --max-zero 0.1   # the spec's floor on a small generated home
-	$(BIN)/pytest --durations=15
+	$(BIN)/pytest -n 2 --dist loadfile --durations=15   # two workers (2 cores); a module stays on one worker
 
 test-team: setup  # the team lake against a throwaway PostgreSQL cluster (docs/team.md)
 	$(BIN)/pytest -m team tests/team

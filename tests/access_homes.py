@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-import akw_fixtures
+from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.core.settings import Settings
@@ -27,13 +27,11 @@ QUERIES = (
 MODES = ("auto", "find_agent", "find_code", "find_skill")
 
 
-def build(root: Path, sessions: int = 24, seed: int = 7) -> tuple[Path, Warehouse]:
-    src = root / "src"
-    akw_fixtures.generate(src, sessions=sessions, seed=seed)
-    wh = Warehouse.open(src / "dsh", src / "autoclaw", root / "home")
-    wh.reindex()
+def build(home24: BuiltHome, root: Path) -> tuple[Path, Warehouse]:
+    """A private copy of the shared 24-session home (conftest `home24`) at `root`, its accounts read."""
+    wh = home24.copy(root / "home")
     accounts(wh)
-    return src, wh
+    return home24.src, wh
 
 
 _ACCOUNTS: dict[Path, list[str]] = {}

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from access_homes import build
+from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.home import access_counter as ac
@@ -25,8 +26,8 @@ FORGOTTEN: set[str] = set()  # forgotten by a test above: their later hits are d
 
 
 @pytest.fixture(scope="module")
-def wh(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    return build(tmp_path_factory.mktemp("counter"))[1]
+def wh(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return build(home24, tmp_path_factory.mktemp("counter"))[1]
 
 
 def test_counter_moves_only_for_returned_items(wh: Warehouse) -> None:

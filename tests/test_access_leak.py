@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from access_homes import MODES, QUERIES, as_, build, leaks, markers
+from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.core.errors import Code, KnowledgeError
@@ -18,8 +19,8 @@ WHO = ("alice@example.com", "bob@example.com", "carol@example.com")
 
 
 @pytest.fixture(scope="module")
-def wh(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    return build(tmp_path_factory.mktemp("access"))[1]
+def wh(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return build(home24, tmp_path_factory.mktemp("access"))[1]
 
 
 @pytest.fixture(scope="module")

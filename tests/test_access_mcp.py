@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 import pytest
 from access_homes import QUERIES, build, leaks, markers, principals
+from homes import BuiltHome
 from mcp import Client, StdioServerParameters
 from mcp_helpers import AKW
 
@@ -27,8 +28,8 @@ HOSTILE = ("' OR 1=1 --", "deploy* OR nginx NEAR/3 \"tls\" -mysql", "../../../..
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Warehouse, set[str]]:
-    _, wh = build(tmp_path_factory.mktemp("access-mcp"))
+def home(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> tuple[Warehouse, set[str]]:
+    _, wh = build(home24, tmp_path_factory.mktemp("access-mcp"))
     marks = markers(wh, WHO)
     Settings.load(wh.paths.config_file, env={}).with_value("access.enabled", "true") \
         .with_value("access.principals", json.dumps(principals(wh))).save(wh.paths.config_file)

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from access_homes import as_, build
+from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.extract import live
@@ -25,8 +26,8 @@ QUERY = "restore MySQL access on 176.99.5.35"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Warehouse]:
-    return build(tmp_path_factory.mktemp("perf"))
+def built(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Warehouse]:
+    return build(home24, tmp_path_factory.mktemp("perf"))
 
 
 def _alice_view(wh: Warehouse) -> tuple[Any, Any, Any, Any]:

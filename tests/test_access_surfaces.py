@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from access_homes import as_, build, leaks, markers, principals
+from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.core.errors import Code, KnowledgeError
@@ -27,8 +28,8 @@ HOSTILE = ("' OR 1=1 --", "\"; DROP TABLE ak_document; --", "x' UNION SELECT tex
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Warehouse, set[str]]:
-    src, wh = build(tmp_path_factory.mktemp("surfaces"))
+def built(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Warehouse, set[str]]:
+    src, wh = build(home24, tmp_path_factory.mktemp("surfaces"))
     return src, wh, markers(wh, "carol@example.com")
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from access_homes import as_, build
+from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.core.errors import Code
@@ -20,8 +21,8 @@ IYA = "Кто уже занимался переносом сайта iya.ru н�
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Warehouse]:
-    return build(tmp_path_factory.mktemp("trim"))
+def built(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Warehouse]:
+    return build(home24, tmp_path_factory.mktemp("trim"))
 
 
 def q(w: Warehouse, query: str, **kw: Any) -> dict[str, Any]:

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import akw_fixtures
 import pytest
 import yaml
+from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.cards.contract import CARD_MODELS, card_json_schema
@@ -32,16 +32,13 @@ REAL = homes.realdata_dir()
 
 
 @pytest.fixture(scope="module")
-def src(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    out = tmp_path_factory.mktemp("src")
-    return out, akw_fixtures.generate(out, sessions=24, seed=7)
+def src(home24: BuiltHome) -> tuple[Path, dict[str, Any]]:
+    return home24.src, home24.manifest
 
 
 @pytest.fixture(scope="module")
-def wh(src: tuple[Path, dict[str, Any]], tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    w = Warehouse.open(src[0] / "dsh", src[0] / "autoclaw", tmp_path_factory.mktemp("home"))
-    w.reindex()
-    return w
+def wh(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return home24.copy(tmp_path_factory.mktemp("home"))
 
 
 def _sql(wh: Warehouse, query: str) -> list[tuple[Any, ...]]:

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from homes import BuiltHome
 
 import warehouse
-from warehouse.api import Warehouse, search_request
+from warehouse.api import search_request
 
 AKW = Path(sys.executable).with_name("akw")
 USER_CODES = {"KNOWLEDGE_INVALID_REQUEST", "KNOWLEDGE_QUERY_INVALID"}
@@ -44,12 +45,9 @@ def user_error(r: subprocess.CompletedProcess[bytes]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def home(small: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """A tiny indexed warehouse; its locations as the environment the CLI reads."""
-    base = tmp_path_factory.mktemp("cli")
-    Warehouse.generate_fixtures(base / "src", sessions=6, seed=3)
-    wh = Warehouse.open(base / "src" / "dsh", base / "src" / "autoclaw", base / "akw")
-    wh.reindex()
+    wh = small.copy(tmp_path_factory.mktemp("cli"))
     return {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
             "AKW_HOME": str(wh.paths.home)}
 

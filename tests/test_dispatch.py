@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import akw_fixtures
 import pytest
+from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.core.errors import Code, KnowledgeError
@@ -41,28 +41,20 @@ def commit(**kw: Any) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def src(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("src")
-    akw_fixtures.generate(out, sessions=24, seed=7)
-    return out
-
-
-def _home(src: Path, home: Path) -> Warehouse:
-    wh = Warehouse.open(src / "dsh", src / "autoclaw", home)
-    wh.reindex()
-    return wh
+def src(home24: BuiltHome) -> Path:
+    return home24.src
 
 
 @pytest.fixture(scope="module")
-def wh(src: Path, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+def wh(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     """A home nobody commits to (read-only tests)."""
-    return _home(src, tmp_path_factory.mktemp("home"))
+    return home24.copy(tmp_path_factory.mktemp("home"))
 
 
 @pytest.fixture()
-def fresh(src: Path, tmp_path: Path) -> Warehouse:
+def fresh(home24: BuiltHome, tmp_path: Path) -> Warehouse:
     """A home of its own for a test that commits."""
-    return _home(src, tmp_path / "home")
+    return home24.copy(tmp_path / "home")
 
 
 def _tree(root: Path) -> dict[str, tuple[int, int, str]]:
@@ -193,8 +185,8 @@ def test_no_fitting_actor_is_an_honest_refusal(wh: Warehouse) -> None:
 
 
 # -- KD-4: `available` is the truth about settings and what exists --------------------------------
-def test_kd4_available_follows_settings_and_refuses_a_commit(src: Path, tmp_path: Path) -> None:
-    wh = _home(src, tmp_path / "home")
+def test_kd4_available_follows_settings_and_refuses_a_commit(home24: BuiltHome, tmp_path: Path) -> None:
+    wh = home24.copy(tmp_path / "home")
     ac = _sql(wh, "SELECT actor_id FROM ak_actor WHERE kind = 'autoclaw_agent' ORDER BY actor_id LIMIT 1")[0][0]
     d = wh.dispatch(req(target=ac))
     assert d["target"]["dispatch"] == {"mode": "external_handoff", "available": True, "reasons": []}

@@ -11,15 +11,16 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from small_home import build_small_home
+from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.core.settings import Settings
 
 
 @pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return build_small_home(tmp_path_factory, "exclude")
+def base(small: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """{"wh": a private copy of the shared small home, "src": its generated sources}."""
+    return {"wh": small.copy(tmp_path_factory.mktemp("exclude")), "src": small.src}
 
 
 def copy(base: dict[str, Any], tmp_path: Path, settings: Settings | None = None) -> Warehouse:

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import akw_fixtures
 import pytest
+from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.core.errors import Code, KnowledgeError
@@ -22,12 +22,8 @@ QUERY = "backup database"
 
 
 @pytest.fixture(scope="module")
-def wh(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    src = tmp_path_factory.mktemp("src")
-    akw_fixtures.generate(src, sessions=24, seed=7)
-    w = Warehouse.open(src / "dsh", src / "autoclaw", tmp_path_factory.mktemp("home"))
-    w.reindex()
-    return w
+def wh(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return home24.copy(tmp_path_factory.mktemp("home"))
 
 
 def episode_ranking(wh: Warehouse) -> tuple[list[str], dict[str, float], dict[str, int]]:
@@ -173,16 +169,8 @@ def test_cli_feedback_json(wh: Warehouse) -> None:
     clear(wh)
 
 
-def test_semantic_fusion_applies_the_same_bounded_factor(tmp_path: Path) -> None:
-    from warehouse.core import embed
-
-    if not embed.installed():
-        pytest.skip("the [semantic] extra is not installed")
-    src = tmp_path / "src"
-    akw_fixtures.generate(src, sessions=12, seed=7)
-    w = Warehouse.open(src / "dsh", src / "autoclaw", tmp_path / "home")
-    w.config_set(["semantic.enabled=true"])
-    w.reindex()
+def test_semantic_fusion_applies_the_same_bounded_factor(home24_on: BuiltHome, tmp_path: Path) -> None:
+    w = home24_on.copy(tmp_path / "home")
     _, rel, rank = episode_ranking(w)
     assert rel, "no episode answers"
     by_rank = sorted(rel, key=lambda g: rank[g])

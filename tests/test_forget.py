@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 import pyarrow.parquet as pq
 import pytest
-from small_home import build_small_home
+from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.lifecycle.hooks import FORGET_HOOKS, register_forget_hook
@@ -57,8 +57,9 @@ def leftovers(home: Path, needles: list[str]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return build_small_home(tmp_path_factory, "forget")
+def base(small: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """{"wh": a private copy of the shared small home, "src": its generated sources}."""
+    return {"wh": small.copy(tmp_path_factory.mktemp("forget")), "src": small.src}
 
 
 @pytest.fixture

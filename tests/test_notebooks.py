@@ -22,6 +22,7 @@ from browser_support import (
     text_input,
     wait_for,
 )
+from homes import BuiltHome
 from report_samples import write_history
 from selenium.webdriver.common.keys import Keys
 
@@ -35,12 +36,8 @@ MARIMO = Path(sys.executable).with_name("marimo")
 
 
 @pytest.fixture(scope="module")
-def wh(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    base = tmp_path_factory.mktemp("notebooks")
-    Warehouse.generate_fixtures(base / "src", sessions=6, seed=3)
-    wh = Warehouse.open(base / "src" / "dsh", base / "src" / "autoclaw", base / "akw")
-    wh.reindex()
-    return wh
+def wh(small: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return small.copy(tmp_path_factory.mktemp("notebooks"))
 
 
 @pytest.fixture(scope="module")

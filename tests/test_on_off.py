@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from small_home import build_small_home
+from homes import BuiltHome
 
 from warehouse.api import DEMO_DISPATCH
 
@@ -33,8 +33,9 @@ def hit_ids(doc: dict[str, Any]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    return build_small_home(tmp_path_factory, "onoff")
+def base(small: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """{"wh": a private copy of the shared small home, "src": its generated sources}."""
+    return {"wh": small.copy(tmp_path_factory.mktemp("onoff")), "src": small.src}
 
 
 @pytest.fixture

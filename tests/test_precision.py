@@ -9,13 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import akw_fixtures
 import pytest
+from homes import BuiltHome
 
 from warehouse.api import Warehouse
-from warehouse.core import db, embed
-from warehouse.core.paths import Paths
-from warehouse.core.settings import Settings
+from warehouse.core import db
 from warehouse.core.tokenizer import install_tokenizer
 from warehouse.search import synonyms
 from warehouse.search.fusion import anchor_mask, groups_in_one_doc, names_a_known_thing, unknown_share
@@ -24,31 +22,19 @@ Gen = tuple[Warehouse, dict[str, Any]]
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    src = tmp_path_factory.mktemp("src")
-    return src, akw_fixtures.generate(src, sessions=24, seed=7)
+def data(home24: BuiltHome) -> tuple[Path, dict[str, Any]]:
+    return home24.src, home24.manifest
 
 
 @pytest.fixture(scope="module")
-def gen(data: tuple[Path, dict[str, Any]], tmp_path_factory: pytest.TempPathFactory) -> Gen:
-    src, manifest = data
-    wh = Warehouse.open(src / "dsh", src / "autoclaw", tmp_path_factory.mktemp("home"))
-    wh.reindex()
-    return wh, manifest
+def gen(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Gen:
+    return home24.copy(tmp_path_factory.mktemp("home")), home24.manifest
 
 
 @pytest.fixture(scope="module")
-def gen_on(data: tuple[Path, dict[str, Any]], tmp_path_factory: pytest.TempPathFactory) -> Gen:
+def gen_on(home24_on: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Gen:
     """The same data with the semantic side on (skipped without the [semantic] extra)."""
-    if not embed.installed():
-        pytest.skip("the [semantic] extra is not installed")
-    src, manifest = data
-    home = tmp_path_factory.mktemp("home-on")
-    config = Paths.resolve(src / "dsh", src / "autoclaw", home).config_file
-    Settings().with_value("semantic.enabled", "true").save(config)
-    wh = Warehouse.open(src / "dsh", src / "autoclaw", home)
-    wh.reindex()
-    return wh, manifest
+    return home24_on.copy(tmp_path_factory.mktemp("home-on")), home24_on.manifest
 
 
 @pytest.fixture(params=["off", "on"])

@@ -13,9 +13,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import akw_fixtures
 import duckdb
 import pytest
+from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.core import embed, sqlfiles
@@ -111,10 +111,8 @@ def _session_calls(home: Path, src: Path, monkeypatch: pytest.MonkeyPatch, seman
 
 
 @pytest.fixture(scope="module")
-def small_src(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("prepared-src")
-    akw_fixtures.generate(out, sessions=6, seed=3)
-    return out
+def small_src(small: BuiltHome) -> Path:
+    return small.src
 
 
 @pytest.mark.parametrize("semantic", [False, True], ids=["semantic-off", "semantic-on"])

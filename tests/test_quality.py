@@ -12,6 +12,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.home import generation
@@ -72,12 +73,8 @@ KIND_OF = {"duplicate_id": "unique_ids", "null_id": "unique_ids", "evidence_out_
 
 
 @pytest.fixture(scope="module")
-def wh(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    base = tmp_path_factory.mktemp("quality")
-    Warehouse.generate_fixtures(base / "src", sessions=6, seed=3)
-    wh = Warehouse.open(base / "src" / "dsh", base / "src" / "autoclaw", base / "akw")
-    wh.reindex()
-    return wh
+def wh(small: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return small.copy(tmp_path_factory.mktemp("quality"))
 
 
 def _corrupt_copy(wh: Warehouse, folder: Path, statements: list[str]) -> Path:

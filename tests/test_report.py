@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from browser_support import chrome, screenshot
+from homes import BuiltHome
 from report_samples import write_history
 
 from warehouse.api import Warehouse
@@ -19,12 +20,8 @@ AKW = Path(sys.executable).with_name("akw")
 
 
 @pytest.fixture(scope="module")
-def wh(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    base = tmp_path_factory.mktemp("report")
-    Warehouse.generate_fixtures(base / "src", sessions=6, seed=3)
-    wh = Warehouse.open(base / "src" / "dsh", base / "src" / "autoclaw", base / "akw")
-    wh.reindex()
-    return wh
+def wh(small: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return small.copy(tmp_path_factory.mktemp("report"))
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import akw_fixtures
 import duckdb
 import pytest
+from homes import BuiltHome, build_home, q
 
 from warehouse.api import Warehouse
 from warehouse.core.errors import Code, KnowledgeError
@@ -27,25 +27,17 @@ SEED_SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "003_6a
 
 
 def _build(src: Path, home: Path) -> Warehouse:
-    wh = Warehouse.open(src / "dsh", src / "autoclaw", home)
-    wh.reindex()
-    return wh
+    return build_home(src, home)
 
 
 @pytest.fixture(scope="module")
-def gen(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    out = tmp_path_factory.mktemp("src")
-    manifest = akw_fixtures.generate(out, sessions=24, seed=7)
-    return out, manifest
+def gen(home24: BuiltHome) -> tuple[Path, dict[str, Any]]:
+    return home24.src, home24.manifest
 
 
 @pytest.fixture(scope="module")
-def wh(gen: tuple[Path, dict[str, Any]], tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    return _build(gen[0], tmp_path_factory.mktemp("home"))
-
-
-def q(wh: Warehouse, query: str, **kw: Any) -> dict[str, Any]:
-    return wh.search({"schema": "knowledge.search/v1", "query": query, **kw})
+def wh(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return home24.copy(tmp_path_factory.mktemp("home"))
 
 
 def _no_trace(d: dict[str, Any]) -> dict[str, Any]:
@@ -383,9 +375,9 @@ def test_concurrent_searches_answer_as_sequential_ones(wh: Warehouse, gen: tuple
     assert [json.dumps(d, sort_keys=True) for d in concurrent] == [json.dumps(d, sort_keys=True) for d in sequential]
 
 
-def test_lane_queries_that_fail_degrade_their_lanes(gen: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+def test_lane_queries_that_fail_degrade_their_lanes(home24: BuiltHome, tmp_path: Path) -> None:
     """A lane query that fails (here: out of DuckDB memory, really) is a degraded lane, not an exception."""
-    wh2 = _build(gen[0], tmp_path / "home")
+    wh2 = home24.copy(tmp_path / "home")
     query = "who restored MySQL access on 176.99.5.35"
     assert q(wh2, query, limit=9)["found"] is True  # warms the term memo: tokenizing needs no memory next time
     for mb in range(1, 64):  # the smallest limit DuckDB accepts: what it holds already (indexes, session tables)

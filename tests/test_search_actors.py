@@ -10,8 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-import akw_fixtures
 import pytest
+from homes import BuiltHome, q
 
 from warehouse.api import Warehouse
 from warehouse.evaluation.golden import load_golden
@@ -23,21 +23,13 @@ from warehouse.search.messages import msg
 
 
 @pytest.fixture(scope="module")
-def gen(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    out = tmp_path_factory.mktemp("actors-src")
-    return out, akw_fixtures.generate(out, sessions=24, seed=7)
+def gen(home24: BuiltHome) -> tuple[Path, dict[str, Any]]:
+    return home24.src, home24.manifest
 
 
 @pytest.fixture(scope="module")
-def wh(gen: tuple[Path, dict[str, Any]]) -> Warehouse:
-    out = gen[0]
-    w = Warehouse.open(out / "dsh", out / "autoclaw", out / "akw")
-    assert w.reindex()["outcome"] == "published"
-    return w
-
-
-def q(wh: Warehouse, query: str, **kw: Any) -> dict[str, Any]:
-    return wh.search({"schema": "knowledge.search/v1", "query": query, **kw})
+def wh(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return home24.copy(tmp_path_factory.mktemp("actors-home"))
 
 
 def rows(wh: Warehouse, sql: str) -> list[tuple]:

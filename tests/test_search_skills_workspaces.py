@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-import akw_fixtures
 import pytest
+from homes import BuiltHome, q
 
 from warehouse.api import Warehouse
 from warehouse.core.paths import Paths
@@ -25,20 +25,13 @@ LANES = ("episodes", "code", "skills")
 
 
 @pytest.fixture(scope="module")
-def gen(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    out = tmp_path_factory.mktemp("src")
-    return out, akw_fixtures.generate(out, sessions=24, seed=7)
+def gen(home24: BuiltHome) -> tuple[Path, dict[str, Any]]:
+    return home24.src, home24.manifest
 
 
 @pytest.fixture(scope="module")
-def wh(gen: tuple[Path, dict[str, Any]], tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    w = Warehouse.open(gen[0] / "dsh", gen[0] / "autoclaw", tmp_path_factory.mktemp("home"))
-    w.reindex()
-    return w
-
-
-def q(wh: Warehouse, query: str, **kw: Any) -> dict[str, Any]:
-    return wh.search({"schema": "knowledge.search/v1", "query": query, **kw})
+def wh(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return home24.copy(tmp_path_factory.mktemp("home"))
 
 
 def _ids(d: dict[str, Any]) -> dict[str, list[str]]:

@@ -12,16 +12,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-import akw_fixtures
 import duckdb
 import numpy as np
 import pytest
+from homes import BuiltHome, build_home, q
 
 from warehouse.api import Warehouse
 from warehouse.bench.mutate import append_event, pick_session
 from warehouse.core import embed
 from warehouse.core.errors import Code
-from warehouse.core.paths import Paths
 from warehouse.core.settings import Settings
 
 pytestmark = pytest.mark.skipif(not embed.installed(), reason="the [semantic] extra is not installed")
@@ -33,33 +32,22 @@ EN_OVER_RU = ("who moved the website to a new server", "Перенос сайт�
 
 
 def _home(src: Path, home: Path, semantic: bool) -> Warehouse:
-    if semantic:
-        Settings().with_value("semantic.enabled", "true").save(Paths.resolve(src / "dsh", src / "autoclaw",
-                                                                             home).config_file)
-    wh = Warehouse.open(src / "dsh", src / "autoclaw", home)
-    wh.reindex()
-    return wh
+    return build_home(src, home, semantic=semantic)
 
 
 @pytest.fixture(scope="module")
-def src(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("src")
-    akw_fixtures.generate(out, sessions=24, seed=7)
-    return out
+def src(home24: BuiltHome) -> Path:
+    return home24.src
 
 
 @pytest.fixture(scope="module")
-def on(src: Path, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    return _home(src, tmp_path_factory.mktemp("on"), semantic=True)
+def on(home24_on: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return home24_on.copy(tmp_path_factory.mktemp("on"))
 
 
 @pytest.fixture(scope="module")
-def off(src: Path, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    return _home(src, tmp_path_factory.mktemp("off"), semantic=False)
-
-
-def q(wh: Warehouse, query: str, **kw: Any) -> dict[str, Any]:
-    return wh.search({"schema": "knowledge.search/v1", "query": query, **kw})
+def off(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return home24.copy(tmp_path_factory.mktemp("off"))
 
 
 def _titles(resp: dict[str, Any], n: int = 3) -> list[str]:

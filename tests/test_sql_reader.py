@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import akw_fixtures
 import pytest
+from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.core.errors import KnowledgeError
@@ -23,14 +23,11 @@ AKW = [sys.executable, "-m", "warehouse"]
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    out = tmp_path_factory.mktemp("sqlreader")
-    akw_fixtures.generate(out, sessions=6, seed=3)
-    wh = Warehouse.open(out / "dsh", out / "autoclaw", out / "akw")
-    assert wh.reindex()["outcome"] == "published"
-    env = {**os.environ, "DSH_HOME": str(out / "dsh"), "AUTOCLAW_ROOT": str(out / "autoclaw"),
-           "AKW_HOME": str(out / "akw")}
-    return {"out": out, "wh": wh, "env": env}
+def home(small: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    wh = small.copy(tmp_path_factory.mktemp("sqlreader") / "akw")
+    env = {**os.environ, "DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
+           "AKW_HOME": str(wh.paths.home)}
+    return {"wh": wh, "env": env}
 
 
 def test_search_sql_get_sql_search_in_one_process(home) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from access_homes import QUERIES, build
+from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.home import access_counter as ac
@@ -26,8 +27,8 @@ LATER = "2027-01-30T00:00:00Z"  # 60 days after conftest's AKW_NOW: two half-liv
 
 
 @pytest.fixture(scope="module")
-def wh(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    return build(tmp_path_factory.mktemp("trust"))[1]
+def wh(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return build(home24, tmp_path_factory.mktemp("trust"))[1]
 
 
 def _at(iso: str) -> datetime:
