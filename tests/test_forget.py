@@ -143,7 +143,7 @@ def test_forget_each_kind_leaves_no_residue_and_stays_forgotten(home, kind: str)
     assert leftovers(wh.paths.home, [ident, frag]) == []
     assert len(list(wh.paths.generations.glob("gen-*.duckdb"))) == 1  # no older generation keeps it
     # the tombstone is content-free and survives both reindex modes
-    assert ident.encode() not in (wh.paths.home / "tombstones.json").read_bytes()
+    assert ident.encode() not in wh.paths.tombstones.read_bytes()
     for mode in ("full", "incremental"):
         code, run = akw(env, "reindex", "--mode", mode)
         assert code == 0, run

@@ -20,6 +20,7 @@ import akw_fixtures
 import pytest
 
 from warehouse.api import Warehouse
+from warehouse.core.paths import Paths
 from warehouse.home import generation
 from warehouse.search.lexical import lexical_search
 
@@ -199,7 +200,7 @@ def test_readers_keep_working_during_a_build(src: Path, crash_home: Path) -> Non
 # -- single writer --------------------------------------------------------------------------
 def test_second_writer_is_refused_then_waits(src: Path, crash_home: Path) -> None:
     baseline = _read_published(crash_home)
-    with generation.writer_lock(crash_home):
+    with generation.writer_lock(Paths.resolve(home=crash_home)):
         refused = subprocess.run(_args(src, crash_home), capture_output=True, text=True, env=_env(), timeout=120)
         assert refused.returncode != 0
         doc = json.loads(refused.stdout)

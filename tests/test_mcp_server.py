@@ -178,7 +178,7 @@ def test_dispatch_plans_and_a_commit_needs_explicit_confirmation(wh: Warehouse, 
 
 
 def test_reindex_is_refused_while_another_run_holds_the_lock(wh: Warehouse) -> None:
-    with generation.writer_lock(wh.paths.home):
+    with generation.writer_lock(wh.paths):
         err = _error(call(wh, "knowledge_reindex", {"mode": "incremental"}))
     assert err["code"] == "KNOWLEDGE_INDEX_LOCKED"
 
@@ -231,7 +231,7 @@ def test_cancelled_reindex_stops_its_child_and_keeps_the_published_generation(wh
     assert not list(w.paths.generations.glob("*.build*")) and not list(w.paths.generations.glob("*.wal"))
     runs = read_runs(w.paths)
     assert not runs or runs[-1]["outcome"] in ("cancelled", "published", "noop")  # cut in extract: no run recorded
-    with generation.writer_lock(w.paths.home):  # the lock was released
+    with generation.writer_lock(w.paths):  # the lock was released
         pass
     assert w.search_text("restore MySQL root access")["found"]
 

@@ -171,7 +171,7 @@ def test_disabled_runs_nothing_and_says_so(src: Path, tmp_path: Path) -> None:
 
 def test_a_held_index_lock_skips_and_the_slot_stays_due(src: Path, tmp_path: Path) -> None:
     wh = _home(src, tmp_path / "home")
-    with generation.writer_lock(wh.paths.home):  # a manual reindex is running
+    with generation.writer_lock(wh.paths):  # a manual reindex is running
         doc = wh.schedule_run_due(now=at(2030, 5, 6, 3, 5))
     assert not doc["ran"] and doc["reason"] == "locked" and doc["error"]["code"] == Code.LOCKED
     assert wh.schedule_run_due(now=at(2030, 5, 6, 3, 20), at_start=False)["ran"]  # retried by the next start

@@ -170,7 +170,7 @@ class Warehouse:
             raise KnowledgeError(Code.CONFIG_INVALID, "lake.backend is local (akw team init first)",
                                  key="lake.backend")
         self.paths.ensure()
-        with generation.writer_lock(self.paths.home):  # not beside a reindex of the same home
+        with generation.writer_lock(self.paths):  # not beside a reindex of the same home
             return self.extract(progress=progress)
 
     def team_status(self) -> dict[str, Any]:
@@ -398,7 +398,7 @@ class Warehouse:
         """`akw report` after a good scheduled run (reports.on_schedule), into `reports/` under the home;
         a report that cannot be written is said in the run's answer, it never fails the run."""
         try:
-            doc = self.report(self.paths.home / "reports")
+            doc = self.report(self.paths.reports_dir)
             return {"files": doc.get("files"), "index_rev": doc.get("index_rev")}
         except KnowledgeError as e:
             return {"error": e.to_dict()}

@@ -28,6 +28,7 @@ from warehouse.bench.mcp_server import SEARCHES, run_mcp_phase
 from warehouse.bench.mutate import pick_session
 from warehouse.bench.queries import bench_queries
 from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.paths import Paths
 from warehouse.core.proc import GLIBC_TUNABLES, tuned_env
 from warehouse.evaluation.homes import dir_bytes, ensure_generated
 from warehouse.home import generation
@@ -122,7 +123,7 @@ def _semantic_phases(base: dict[str, Any], copy: Path, queries: list[str], build
                     env)
     say(f"semantic on: search latency: {len(queries)} queries x 5 modes …")
     search = spawn({**p, "phase": "search", "queries": queries}, env)
-    gen = generation.current(home / "generations")
+    gen = generation.current(Paths.resolve(home=home).generations)
     run = cold["runs"][0]
     return {"build": {"seconds": run["seconds"], "build_s": run["build_s"], "peak_rss_mb": cold["peak_rss_mb"],
                       "vectors": run["semantic"]},
@@ -228,7 +229,7 @@ def _run(scale: Scale, work: Path, out_dir: Path | None, say: Callable[[str], No
     say(f"MCP server: {scale.mcp_searches} searches through one `python -m warehouse.mcp` process …")
     mcp = run_mcp_phase(base["dsh"], base["autoclaw"], str(home), bench_queries(), scale.mcp_searches)
     report = _report(scale, home, facts, src, gen_s, manifest, cold, only)
-    gen = generation.current(home / "generations")
+    gen = generation.current(Paths.resolve(home=home).generations)
     report["build"].update({
         "noop": {"median_s": noop["median_s"], "runs": noop["runs"], "peak_rss_mb": noop["peak_rss_mb"]},
         "one_changed_session": {"median_s": changed["median_s"], "runs": changed["runs"],
@@ -241,7 +242,7 @@ def _run(scale: Scale, work: Path, out_dir: Path | None, say: Callable[[str], No
         "semantic": semantic,
         "mcp": mcp,
         "size": {"generation_bytes": gen.path.stat().st_size if gen else 0,
-                 "lake_bytes": dir_bytes(home / "lake"), "home_bytes": dir_bytes(home),
+                 "lake_bytes": dir_bytes(Paths.resolve(home=home).lake), "home_bytes": dir_bytes(home),
                  "source_dsh_bytes": dir_bytes(src / "dsh")},
     })
     return _finish(scale, report, copy, base, say, team_catalog, team_env, t_all, out_dir)
@@ -250,7 +251,7 @@ def _run(scale: Scale, work: Path, out_dir: Path | None, say: Callable[[str], No
 def _report(scale: Scale, home: Path, facts: dict[str, Any], src: Path, gen_s: float, manifest: dict[str, Any],
             cold: list[dict[str, Any]], only: str | None) -> dict[str, Any]:
     """The report's head: scale, machine, data and the cold builds (every run has them)."""
-    gen = generation.current(home / "generations")
+    gen = generation.current(Paths.resolve(home=home).generations)
     index_rev = gen.index_rev if gen else "none"
     return {
         "schema": SCHEMA, "scale": asdict(scale), "index_rev": index_rev, "machine": facts, "only": only,

@@ -72,10 +72,78 @@ class Paths:
         return cls(dsh_home=dsh, autoclaw_root=ac_path.absolute(), home=Path(akw).expanduser().absolute(),
                    dsh_explicit=bool(dsh_given), autoclaw_explicit=bool(ac))
 
-    # -- warehouse-owned locations ------------------------------------------------
+    # -- warehouse-owned locations: the one list of what lives under the home (docs/architecture.md) --
     @property
     def config_file(self) -> Path:
         return self.home / "config.yaml"
+
+    @property
+    def writer_lock(self) -> Path:
+        """flock of the one writer (reindex, forget, index delete)."""
+        return self.home / "akw.lock"
+
+    @property
+    def schedule_lock(self) -> Path:
+        """flock of the one schedule starter."""
+        return self.home / "schedule.lock"
+
+    @property
+    def tombstones(self) -> Path:
+        """Salted hashes of forgotten ids; outside `state/`, which a full reindex clears."""
+        return self.home / "tombstones.json"
+
+    @property
+    def runs_log(self) -> Path:
+        return self.state_dir / "runs.jsonl"
+
+    @property
+    def schedule_state(self) -> Path:
+        """The schedule's last slots (what ran, what is due)."""
+        return self.state_dir / "schedule.json"
+
+    @property
+    def run_marker(self) -> Path:
+        """The run in progress; not *.json, which `reindex --mode full` clears."""
+        return self.state_dir / "run.inprogress"
+
+    @property
+    def access_dir(self) -> Path:
+        """The access counter and the trust table: beside the generations, never inside one."""
+        return self.home / "access"
+
+    @property
+    def access_counter(self) -> Path:
+        return self.access_dir / "counter.sqlite"
+
+    @property
+    def trust_store(self) -> Path:
+        return self.access_dir / "trust.sqlite"
+
+    @property
+    def feedback_dir(self) -> Path:
+        return self.home / "feedback"
+
+    @property
+    def feedback_log(self) -> Path:
+        return self.feedback_dir / "feedback.jsonl"
+
+    @property
+    def feedback_lock(self) -> Path:
+        return self.feedback_dir / ".lock"
+
+    @property
+    def team_dir(self) -> Path:
+        """This machine's record of its last push to the team lake."""
+        return self.home / "team"
+
+    @property
+    def team_push(self) -> Path:
+        return self.team_dir / "push.json"
+
+    @property
+    def reports_dir(self) -> Path:
+        """Where scheduled reports are written."""
+        return self.home / "reports"
 
     @property
     def lake(self) -> Path:

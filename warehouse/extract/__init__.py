@@ -42,7 +42,7 @@ def run_extract(paths: Paths, settings: Settings, sources: list[str] | None = No
     started = time.perf_counter()
     reports: list[SourceReport] = []
     roots = root_states(paths, settings)
-    tombstones = Tombstones(paths.home)
+    tombstones = Tombstones(paths)
     cutoff = retention_cutoff_ms(settings)
     for name, (module, _flag) in EXTRACTORS.items():
         if sources and name not in sources:

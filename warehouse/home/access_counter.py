@@ -56,7 +56,7 @@ PRIOR_MAX = 0.05  # ranking prior: score × (1 + PRIOR_MAX·(2·trust − 1)), a
 
 
 def counter_file(paths: Paths) -> Path:
-    return paths.home / "access" / "counter.sqlite"
+    return paths.access_counter
 
 
 def _connect(f: Path) -> sqlite3.Connection:

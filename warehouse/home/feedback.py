@@ -35,11 +35,11 @@ REQUEST_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/+-]{0,199}")
 
 
 def folder(paths: Paths) -> Path:
-    return paths.home / "feedback"
+    return paths.feedback_dir
 
 
 def log_file(paths: Paths) -> Path:
-    return folder(paths) / "feedback.jsonl"
+    return paths.feedback_log
 
 
 def kind_of(result_id: str) -> str:
@@ -66,7 +66,7 @@ def _locked(paths: Paths) -> Iterator[Path]:
     d = folder(paths)
     d.mkdir(parents=True, exist_ok=True)
     os.chmod(d, 0o700)
-    fd = os.open(d / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(paths.feedback_lock, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield log_file(paths)

@@ -24,7 +24,7 @@ import duckdb
 
 from warehouse.core import db
 from warehouse.core.errors import Code, KnowledgeError
-from warehouse.core.paths import private_dir
+from warehouse.core.paths import Paths, private_dir
 from warehouse.home import spill
 
 POINTER = "CURRENT"
@@ -120,10 +120,10 @@ def open_current(generations: Path, spill_limit: str | None = None) -> tuple[duc
 
 
 @contextmanager
-def writer_lock(home: Path, wait_s: float = 0.0) -> Iterator[None]:
+def writer_lock(paths: Paths, wait_s: float = 0.0) -> Iterator[None]:
     """One writer at a time. Waits up to `wait_s`, then KNOWLEDGE_INDEX_LOCKED."""
-    home.mkdir(parents=True, exist_ok=True)
-    fd = os.open(home / "akw.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    paths.home.mkdir(parents=True, exist_ok=True)
+    fd = os.open(paths.writer_lock, os.O_RDWR | os.O_CREAT, 0o600)
     deadline = time.monotonic() + wait_s
     try:
         while True:

@@ -15,7 +15,7 @@ from warehouse.core.paths import Paths, private_dir
 
 
 def runs_log(paths: Paths) -> Path:
-    return paths.state_dir / "runs.jsonl"
+    return paths.runs_log
 
 
 def append_run(paths: Paths, record: dict[str, Any]) -> None:
@@ -43,7 +43,7 @@ def read_runs(paths: Paths) -> list[dict[str, Any]]:
 
 # -- the run in progress: a marker a killed run leaves behind ------------------------------------
 def _marker(paths: Paths) -> Path:
-    return paths.state_dir / "run.inprogress"  # not *.json: `reindex --mode full` clears those
+    return paths.run_marker
 
 
 def mark_started(paths: Paths, info: dict[str, Any]) -> None:

@@ -163,7 +163,7 @@ def due(schedule: Schedule, runs: list[dict[str, Any]], state: dict[str, Any], n
 
 # -- the schedule's own record and lock --------------------------------------------------------------
 def state_file(paths: Paths) -> Path:
-    return paths.state_dir / "schedule.json"
+    return paths.schedule_state
 
 
 def read_state(paths: Paths) -> dict[str, Any]:
@@ -192,7 +192,7 @@ def starter_lock(paths: Paths) -> Iterator[bool]:
     """Yields True for the one starter that holds `schedule.lock`, False (at once) for any other:
     the due check and the run happen under it, so two starters never run one slot twice."""
     paths.home.mkdir(parents=True, exist_ok=True)
-    fd = os.open(paths.home / "schedule.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(paths.schedule_lock, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -11,7 +11,7 @@ from warehouse.core.paths import Paths
 
 
 def team_dir(paths: Paths) -> Path:
-    return paths.home / "team"
+    return paths.team_dir
 
 
 def record_push(paths: Paths, result: dict[str, Any]) -> None:
@@ -25,11 +25,11 @@ def record_push(paths: Paths, result: dict[str, Any]) -> None:
     tmp = d / ".push.json.tmp"
     tmp.write_text(json.dumps(doc, sort_keys=True, default=str), encoding="utf-8")
     os.chmod(tmp, 0o600)
-    tmp.replace(d / "push.json")
+    tmp.replace(paths.team_push)
 
 
 def read_push(paths: Paths) -> dict[str, Any]:
     try:
-        return json.loads((team_dir(paths) / "push.json").read_text(encoding="utf-8"))
+        return json.loads(paths.team_push.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}

@@ -13,9 +13,9 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable
-from pathlib import Path
 
-FILE = "tombstones.json"
+from warehouse.core.paths import Paths
+
 KINDS = ("session", "workspace", "actor", "skill")
 _SALT = "akw-tombstone/v1"
 
@@ -27,8 +27,8 @@ def entry(kind: str, value: str) -> str:
 class Tombstones:
     """Loaded once per run; `has` is a set lookup on hashes."""
 
-    def __init__(self, home: Path) -> None:
-        self.path = home / FILE
+    def __init__(self, paths: Paths) -> None:
+        self.path = paths.tombstones
         self.hashes: set[str] = set()
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
@@ -50,7 +50,7 @@ class Tombstones:
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{FILE}.tmp")
+        tmp = self.path.with_name(f".{self.path.name}.tmp")
         tmp.write_text(json.dumps({"schema": "akw.tombstones/v1", "entries": sorted(self.hashes)}, indent=0),
                        encoding="utf-8")
         os.chmod(tmp, 0o600)

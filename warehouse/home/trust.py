@@ -25,7 +25,7 @@ SCHEMA = ("CREATE TABLE ak_trust (entity_id TEXT PRIMARY KEY, kind TEXT NOT NULL
 
 
 def store_file(paths: Paths) -> Path:
-    return paths.home / "access" / "trust.sqlite"
+    return paths.trust_store
 
 
 def _open_ro(f: Path) -> sqlite3.Connection:

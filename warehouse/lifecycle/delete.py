@@ -31,7 +31,7 @@ def delete_index(paths: Paths, confirm: bool = False) -> dict[str, Any]:
     if not confirm:
         return {"confirmed": False, "would_remove": plan,
                 "note": "dry run: nothing was removed; repeat with --yes (confirm: true) to delete the index"}
-    with generation.writer_lock(paths.home):
+    with generation.writer_lock(paths):
         for p in _targets(paths).values():
             shutil.rmtree(p, ignore_errors=True)
     left = sorted(name for name, p in _targets(paths).items() if p.exists())

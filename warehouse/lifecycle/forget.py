@@ -136,8 +136,8 @@ def forget(paths: Paths, settings: Settings, kind: str, ident: str, confirm: boo
     if not confirm:
         doc["note"] = "dry run: nothing was removed; repeat with --yes (confirm: true) to forget"
         return doc
-    with generation.writer_lock(paths.home):
-        tombs = Tombstones(paths.home)
+    with generation.writer_lock(paths):
+        tombs = Tombstones(paths)
         added = sum(tombs.add(k, vs) for k, vs in target.values.items())
         tombs.save()
         scrubbed = _scrub_text_logs(paths, target)
@@ -166,8 +166,8 @@ def _outbox_hits(paths: Paths, target: Target) -> list[Path]:
 
 def _scrub_text_logs(paths: Paths, target: Target) -> int:
     """The run log (and `logs/`) may name a forgotten unit in an error: replace the ids, keep the lines."""
-    files = [paths.state_dir / "runs.jsonl", *sorted(p for p in paths.logs.rglob("*") if p.is_file())] \
-        if paths.logs.exists() else [paths.state_dir / "runs.jsonl"]
+    files = [paths.runs_log, *sorted(p for p in paths.logs.rglob("*") if p.is_file())] \
+        if paths.logs.exists() else [paths.runs_log]
     changed = 0
     for f in files:
         if not f.is_file():

@@ -46,7 +46,7 @@ def reindex(paths: Paths, settings: Settings, mode: str = "incremental", progres
     if mode == "verify":
         return verify(paths, settings)
     paths.ensure()
-    with generation.writer_lock(paths.home, wait_s=wait_s):
+    with generation.writer_lock(paths, wait_s=wait_s):
         return run_locked(paths, settings, mode, progress, snapshot)
 
 
