@@ -16,7 +16,8 @@ from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.home import generation
-from warehouse.quality.checks import KINDS
+from warehouse.indexing.transform import discover
+from warehouse.quality.checks import KINDS, MARTS, checks
 from warehouse.quality.run import run_quality
 
 AKW = Path(sys.executable).with_name("akw")
@@ -91,6 +92,23 @@ def _corrupt_copy(wh: Warehouse, folder: Path, statements: list[str]) -> Path:
 
 def test_every_kind_of_damage_has_a_corruption_here() -> None:
     assert set(KIND_OF.values()) == set(KINDS) and set(KIND_OF) == set(CORRUPTIONS)
+
+
+def test_the_checks_are_the_models_declared_constraints() -> None:
+    """Each unique key and accepted-values column the marts declare is checked, with the header's values:
+    a value added to a header reaches the suite without a second edit."""
+    by_name = {c.name: c for c in checks()}
+    assert len(by_name) == len(checks()), "two checks share a name"
+    models = discover()
+    for frame, mart in MARTS.items():
+        for con in models[mart].constraints:
+            if con.kind == "accepted_values":
+                c = by_name[f"enums:{frame}.{con.columns[0]}"]
+                assert c.kwargs["value_set"] == list(con.values), c
+            elif con.kind == "unique":
+                assert f"unique_ids:{frame}.{con.columns[0] if len(con.columns) == 1 else 'key'}" in by_name
+    assert {"enums:episodes.outcome", "enums:documents.kind", "unique_ids:relations.key",
+            "unique_ids:events.event_id:not_null"} <= set(by_name)
 
 
 def test_a_generated_home_passes_and_the_result_is_written(wh: Warehouse, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from warehouse.quality.checks import CHECKS, Check
+from warehouse.quality.checks import Check, checks
 from warehouse.quality.frames import read_frames
 
 SCHEMA = "akw.quality/v1"
@@ -54,10 +54,11 @@ def run_quality(db_path: Path, out_dir: Path | None = None, index_rev: str | Non
     ctx.variables.progress_bars = {"globally": False, "metric_calculations": False}
     ctx.data_sources.add_pandas("akw")
     results: list[dict[str, Any]] = []
-    for frame in dict.fromkeys(c.frame for c in CHECKS):
+    every = checks()
+    for frame in dict.fromkeys(c.frame for c in every):
         if log:
             log(f"validating {frame} ({len(frames[frame])} rows)")
-        results += _validate(gx, ctx, frame, frames[frame], [c for c in CHECKS if c.frame == frame])
+        results += _validate(gx, ctx, frame, frames[frame], [c for c in every if c.frame == frame])
     failed = [r["check"] for r in results if not r["success"]]
     doc = {"schema": SCHEMA, "index_rev": index_rev, "generation": db_path.name,
            "validated_at": datetime.now(UTC).isoformat(timespec="seconds"),

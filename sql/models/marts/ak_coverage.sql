@@ -26,7 +26,7 @@ ac_entries AS (
     FROM {{ lake('autoclaw', 'ac_entries') }} e
     JOIN ac_sessions s ON s.account = e.account AND s.session_id = e.session_id AND s.deleted_at IS NULL
 ),
-harness_ev AS (SELECT * FROM {{ ref('ak_event') }} WHERE source = 'harness'),
+dsh_ev AS (SELECT * FROM {{ ref('ak_event') }} WHERE source = 'harness'),
 ac_ev AS (SELECT * FROM {{ ref('ak_event') }} WHERE source = 'autoclaw'),
 ac_ep AS (SELECT * FROM {{ ref('ak_episode') }} WHERE source = 'autoclaw'),
 skill_docs AS (SELECT doc_key FROM {{ ref('ak_document') }} WHERE kind = 'skill'),
@@ -36,15 +36,15 @@ rows AS (
     SELECT 'dsh' AS source, 'sessions' AS entity, 'ak_event' AS mart,
            (SELECT count(*) FROM state WHERE source = 'dsh' AND unit LIKE 'session:%' AND status = 'ok'
                 AND coalesce(TRY_CAST(json_extract(counts_json, '$.events') AS BIGINT), 0) > 0) AS source_units,
-           (SELECT count(DISTINCT session_id) FROM harness_ev) AS indexed,
+           (SELECT count(DISTINCT session_id) FROM dsh_ev) AS indexed,
            (SELECT count(*) - count(DISTINCT sid) FROM (SELECT unnest(session_ids) AS sid FROM {{ ref('ak_actor') }}
                                                        WHERE source = 'harness')) AS repeats,
            0 AS marked
     UNION ALL
     SELECT 'dsh', 'events', 'ak_event',
            (SELECT count(*) FROM (SELECT DISTINCT session_id, seq FROM {{ lake('dsh', 'events') }})),
-           (SELECT count(DISTINCT event_id) FROM harness_ev),
-           (SELECT count(*) - count(DISTINCT event_id) FROM harness_ev), 0
+           (SELECT count(DISTINCT event_id) FROM dsh_ev),
+           (SELECT count(*) - count(DISTINCT event_id) FROM dsh_ev), 0
     UNION ALL
     SELECT 'autoclaw', 'sessions', 'ak_episode',
            (SELECT count(DISTINCT (account, session_id)) FROM ac_runs),
