@@ -245,7 +245,7 @@ class Warehouse:
         the context of its request id and the actor/skill that was chosen. Stores ids, the verdict and the
         time only; ranking moves by a bounded boost (docs/search.md "Feedback")."""
         from warehouse.core.literals import text
-        from warehouse.core.sqlfiles import query_sql
+        from warehouse.core.sqlfiles import render
         from warehouse.home import feedback
 
         self._require_enabled()
@@ -256,7 +256,7 @@ class Warehouse:
         cur, gen = self.engine.reader()
         try:
             for field, ident in (("result_id", result_id), ("chosen", chosen)):
-                if ident is not None and cur.execute(query_sql("feedback_target").replace("{id}", text(ident))
+                if ident is not None and cur.execute(render("feedback_target", id=text(ident))
                                                      ).fetchone() is None:
                     raise KnowledgeError(Code.NOT_FOUND, f"{field}: no such {feedback.kind_of(ident)} in the index",
                                          field=field, index_rev=gen.index_rev)

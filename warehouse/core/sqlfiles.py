@@ -6,8 +6,11 @@
 - `build/`: lexical-index build steps and the tokenizer macros they store; `$name`, replaced once
   by a typed literal from `literals.value` (`indexing.lexical_index`).
 - `queries/<package>/`: query-time statements and templates, one folder per package that runs them,
-  looked up by file name (unique across the folders); `{name}`, replaced by a trusted SQL fragment
-  (`search.*`). `$1..$n` are DuckDB's own prepared-statement parameters, never substituted here.
+  looked up by file name (unique across the folders); `{name}` (a lower-case identifier), replaced by a
+  trusted SQL fragment through `render(name, **fragments)`, the one way to fill a query template: its
+  comment lines dropped, every placeholder filled in one pass, exactly the placeholders the file holds.
+  Other braces (`{'a': 1}`, `{2,}`, `{00C0}`) are SQL's own. `$1..$n` are DuckDB's own prepared-statement
+  parameters, never substituted here.
 
 What is indexed depends on `models/` and `build/` only: `index_hash()` hashes those two, so editing a
 query template never changes `index_rev` nor voids the reuse of stored term counts.
@@ -28,6 +31,7 @@ BUILD = ROOT / "build"
 QUERIES = ROOT / "queries"
 INDEX_ROLES = (MODELS, BUILD)
 _BUILD_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+_PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 
 @cache
@@ -66,6 +70,34 @@ def query_sql(name: str) -> str:
 def query_template(name: str) -> str:
     """`queries/<name>.sql` without its comment lines (comments may mention `{placeholders}`)."""
     return "\n".join(ln for ln in query_sql(name).splitlines() if not ln.lstrip().startswith("--"))
+
+
+@cache
+def placeholders(name: str) -> frozenset[str]:
+    """The `{name}` placeholders of query `<name>`, its comment lines aside (what `render` must be given)."""
+    return frozenset(_PLACEHOLDER.findall(query_template(name)))
+
+
+def render(name: str, template: str | None = None, /, **fragments: str) -> str:
+    """Query `<name>` without its comment lines, each `{placeholder}` replaced by its fragment.
+
+    One pass: a fragment is inserted as is and never scanned again (a fragment that holds `{x}` keeps
+    it), so the order of the fragments does not matter; a template nested in another is rendered by its
+    own call first. The fragments must be exactly the template's placeholders (`""` for an empty one):
+    a missing or an unknown one raises ValueError naming the file. `template`, when given, is a variant
+    of the file's text (its comment lines already dropped) rendered instead of it, under the same name.
+    """
+    text = query_template(name) if template is None else template
+    wanted = placeholders(name) if template is None else frozenset(_PLACEHOLDER.findall(text))
+    if wanted != fragments.keys():
+        missing = ", ".join(f"{{{n}}}" for n in sorted(wanted - fragments.keys())) or "none"
+        unknown = ", ".join(f"{{{n}}}" for n in sorted(fragments.keys() - wanted)) or "none"
+        raise ValueError(f"{query_files()[name].relative_to(ROOT).as_posix()}: placeholders without a fragment: "
+                         f"{missing}; fragments without a placeholder: {unknown}")
+    for key, fragment in fragments.items():
+        if not isinstance(fragment, str):
+            raise TypeError(f"{name}: fragment {{{key}}} is {type(fragment).__name__}, not SQL text (str)")
+    return _PLACEHOLDER.sub(lambda m: fragments[m.group(1)], text)
 
 
 def files_digest(folder: Path) -> bytes:

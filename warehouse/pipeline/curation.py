@@ -18,7 +18,7 @@ from typing import Any
 
 from warehouse.core import clock, literals
 from warehouse.core.paths import Paths
-from warehouse.core.sqlfiles import query_sql
+from warehouse.core.sqlfiles import render
 from warehouse.home import access_counter, generation, trust
 
 log = logging.getLogger("akw.curation")
@@ -83,7 +83,7 @@ def compute(paths: Paths, counts: dict[str, tuple[int, str]], now: datetime) -> 
     counter = ", ".join(f"({literals.text(e)}, {int(h)}::BIGINT, {literals.text(t)})"
                         for e, (h, t) in sorted(counts.items()))
     counter = counter or "(NULL::VARCHAR, 0::BIGINT, NULL::VARCHAR)"  # typed, joins nothing
-    sql = query_sql("curation_trust").replace("{counter}", counter).replace("{now}", literals.timestamp(now))
+    sql = render("curation_trust", counter=counter, now=literals.timestamp(now))
     con, _gen = generation.open_current(paths.generations)  # the reader policy: shares a search's instance
     try:
         return [tuple(r) for r in con.cursor().execute(sql).fetchall()]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from warehouse.core import db, literals
 from warehouse.core.redact import mark, redact
-from warehouse.core.sqlfiles import query_sql, query_template
+from warehouse.core.sqlfiles import query_sql, render
 from warehouse.home import generation
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ def _text_cells(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     for mart, column in con.execute(query_sql("quality_text_columns")).fetchall():
         if f"{mart}.{column}" in SKIP_TEXT:
             continue
-        sql = query_template("quality_text_column").format(mart=mart, column=column)
+        sql = render("quality_text_column", mart=mart, column=column)
         for key, value in con.execute(sql).fetchall():
             keys.append(key)
             clean.append(_clean(value))
@@ -63,7 +63,7 @@ def _lake_cells(lake: Path | None) -> pd.DataFrame:
             table = f"{folder.parent.name}.{folder.name}"
             cols = con.execute(f"DESCRIBE SELECT * FROM read_parquet({glob}, union_by_name = true)").fetchall()
             for column in (c[0] for c in cols if c[1] == "VARCHAR"):
-                sql = query_template("quality_lake_column").format(table=table, column=column, glob=glob)
+                sql = render("quality_lake_column", table=table, column=column, glob=glob)
                 for key, value in con.execute(sql).fetchall():
                     keys.append(key)
                     clean.append(_clean(value))

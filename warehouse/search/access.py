@@ -29,7 +29,7 @@ import duckdb
 
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.settings import Rights, Settings
-from warehouse.core.sqlfiles import query_sql
+from warehouse.core.sqlfiles import query_sql, render
 from warehouse.search.workspaces import WorkspaceIndex
 
 REFUSED_FIELDS = ("principal", "identity", "user")  # identity is never a request's to give
@@ -211,14 +211,13 @@ def materialise(cur: duckdb.DuckDBPyConnection, scope: Scope, catalog: Catalog, 
     allowed, rights = None, ()
     if for_search:
         top = int(cur.execute(query_sql("access_max_doc")).fetchone()[0])
-        cur.execute(query_sql("access_bits").replace("{name}", table).replace("{max}", str(top))
-                    .replace("{allow}", table))
-        allowed = cur.execute(query_sql("access_bits_text").replace("{name}", table)).fetchone()[0]
+        cur.execute(render("access_bits", name=table, max=str(top), allow=table))
+        allowed = cur.execute(render("access_bits_text", name=table)).fetchone()[0]
         rights = tuple(((str(a), str(b), str(c)), _bytes(bits)) for a, b, c, bits
-                       in cur.execute(query_sql("access_rights").replace("{max}", str(top))).fetchall())
+                       in cur.execute(render("access_rights", max=str(top))).fetchall())
     sets: dict[str, set[str]] = {}
     lane_docs: dict[str, int] = {}
-    for kind, ident in cur.execute(query_sql("access_view").replace("{allow}", table)).fetchall():
+    for kind, ident in cur.execute(render("access_view", allow=table)).fetchall():
         if kind.startswith("lane:"):
             lane_docs[kind[5:]] = int(ident)
         else:

@@ -18,7 +18,7 @@ from collections.abc import Hashable, Mapping
 import duckdb
 
 from warehouse.core import literals
-from warehouse.core.sqlfiles import query_sql
+from warehouse.core.sqlfiles import render
 
 CHECK_S = 1.0  # how stale another process's writes may be in a long-lived search process
 
@@ -66,7 +66,7 @@ class DocScores:
         by_doc: dict[int, float] = {}
         if scores:
             values = ", ".join(f"({literals.text(k)}, {literals.double(v)})" for k, v in sorted(scores.items()))
-            rows = con.cursor().execute(query_sql(self.QUERY).replace("{scores}", values)).fetchall()
+            rows = con.cursor().execute(render(self.QUERY, scores=values)).fetchall()
             by_doc = {int(d): float(s) for d, s in rows}
         moved = by_doc != self.by_doc
         self.by_doc = by_doc

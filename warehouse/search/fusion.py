@@ -21,7 +21,7 @@ from typing import NamedTuple
 import duckdb
 
 from warehouse.core import literals
-from warehouse.core.sqlfiles import query_sql
+from warehouse.core.sqlfiles import render
 from warehouse.home.access_counter import NEUTRAL, PRIOR_MAX
 from warehouse.home.feedback import FEEDBACK_BOOST
 from warehouse.search import synonyms
@@ -159,7 +159,7 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
                                  float(fb.get(h[1], 0.0)), float(tr.get(h[1], NEUTRAL_TRUST)),
                                  sim.get((h[0], h[1]))) for h in hits)
     doc_ids = ",".join(str(int(h[1])) for h in hits)
-    sess.execute(query_sql("hits").replace("{doc_ids}", doc_ids).replace("{rows}", rows))
+    sess.execute(render("hits", doc_ids=doc_ids, rows=rows))
     quotas = _quotas(weights, req)
     # EXECUTE arguments typed exactly as declared: a type mismatch re-binds the statement each time
     args = [literals.double(weights.get(ln, 0.0)) for ln in LANES] + [
@@ -238,7 +238,7 @@ def word_groups_in_one_doc(sess: duckdb.DuckDBPyConnection, groups: list[list[st
     if len(ranked) > len(checked):
         return best  # many documents meet the gate: a real topic, not one identifier's parts
     ids = ",".join(sorted({str(int(h[1])) for h in checked}))
-    words = {int(d): set(t) for d, t in sess.execute(query_sql("word_terms").replace("{doc_ids}", ids)).fetchall()}
+    words = {int(d): set(t) for d, t in sess.execute(render("word_terms", doc_ids=ids)).fetchall()}
     out = 0
     for _, doc_id, _, terms in checked:
         if doc_id in words:

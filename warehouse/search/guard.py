@@ -19,7 +19,7 @@ from typing import Any
 import duckdb
 
 from warehouse.core.errors import Code
-from warehouse.core.sqlfiles import query_sql
+from warehouse.core.sqlfiles import query_sql, render
 from warehouse.search.access import Catalog, View
 from warehouse.search.contract import HiddenHint, LaneWarning, SearchResponse
 
@@ -87,7 +87,7 @@ def _places(cur: duckdb.DuckDBPyConnection, doc_ids: list[int],
         skills.clear()
     if need:
         rows = {int(r[0]): tuple(r) for r in cur.execute(
-            query_sql("access_live").replace("{doc_ids}", ",".join(str(d) for d in need))).fetchall()}
+            render("access_live", doc_ids=",".join(str(d) for d in need))).fetchall()}
         keys = sorted({r[7] for r in rows.values() if r[1] == "skills" and r[7] not in skills})
         if keys:
             skills.update(dict(cur.execute(query_sql("access_live_skills"), [keys]).fetchall()))

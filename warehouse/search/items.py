@@ -14,7 +14,7 @@ from typing import Any
 
 import duckdb
 
-from warehouse.core.sqlfiles import query_sql
+from warehouse.core.sqlfiles import render
 from warehouse.search.contract import (
     LANES,
     CodeItem,
@@ -43,7 +43,7 @@ def read_details(cur: duckdb.DuckDBPyConnection, doc_ids: list[int]) -> dict[int
     fusion's items, so the search reads it on a side cursor while the actor statement runs."""
     if not doc_ids:
         return {}
-    res = cur.execute(query_sql("item_details").replace("{doc_ids}", ",".join(str(int(d)) for d in doc_ids)))
+    res = cur.execute(render("item_details", doc_ids=",".join(str(int(d)) for d in doc_ids)))
     cols = [c[0] for c in res.description]
     return {row[0]: dict(zip(cols, row, strict=True)) for row in res.fetchall()}
 

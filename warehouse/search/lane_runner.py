@@ -20,7 +20,7 @@ import duckdb
 
 from warehouse.core import literals
 from warehouse.core.settings import Settings
-from warehouse.core.sqlfiles import query_template
+from warehouse.core.sqlfiles import render
 from warehouse.search import lexical, routing
 from warehouse.search.contract import LANES, SearchRequest, TraceLane
 from warehouse.search.filters import is_selective, lane_predicate
@@ -170,16 +170,14 @@ def hidden_hits(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[
                  and not lanes.state.get(ln, {}).get("degraded") and ln not in seen_all]
     if not rare or not answering:
         return []
-    one = query_template("lexical_postings")
-    postings = " UNION ALL ".join(one.replace("{lane}", literals.text(ln)).replace("{term_id}", str(int(tid)))
+    postings = " UNION ALL ".join(render("lexical_postings", lane=literals.text(ln), term_id=str(int(tid)))
                                   for ln in answering for _, tid, _ in rare)
     preds = {ln: lane_predicate(ln, req.filters, ws) for ln in answering}
     filters = " OR ".join(f"(d.lane = {literals.text(ln)} AND ({p or 'true'}))" for ln, p in preds.items()) \
         if any(preds.values()) else "true"  # unfiltered: no join to ak_document at all
     documents = "held AS h JOIN ak_document AS d ON d.doc_id = h.doc_id" if filters != "true" else "held AS d"
-    sql = (query_template("access_hidden").replace("{postings}", postings).replace("{terms}", str(len(rare)))
-           .replace("{k}", str(int(req.limit) * len(answering))).replace("{documents}", documents)
-           .replace("{lane_filters}", filters).replace("{hidden}", hidden))
+    sql = render("access_hidden", postings=postings, terms=str(len(rare)), k=str(int(req.limit) * len(answering)),
+                 documents=documents, lane_filters=filters, hidden=hidden)
     try:
         with watchdog.deadline(cur, LANE_TIMEOUT_S):
             return [int(r[0]) for r in cur.execute(sql).fetchall()]

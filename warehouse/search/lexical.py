@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 
 from warehouse.core import literals
-from warehouse.core.sqlfiles import query_template
+from warehouse.core.sqlfiles import query_template, render
 from warehouse.core.tokenizer import install_tokenizer
 
 IDENT_BOOST = 2  # FR-5.8: an exact identifier term (IP, host, path, skill name) weighs double
@@ -67,7 +67,7 @@ def tokenize(con: duckdb.DuckDBPyConnection, query: str) -> list[str]:
     """The distinct index terms of `query`, sorted (the query is a literals.py literal, never SQL)."""
     if not query or not query.strip():
         return []
-    terms = with_tokenizer(con, query_template("query_tokens").replace("{query}", literals.text(query_text(query))))
+    terms = with_tokenizer(con, render("query_tokens", query=literals.text(query_text(query))))
     return sorted(set(terms or []))
 
 
@@ -83,7 +83,7 @@ def lookup(con: duckdb.DuckDBPyConnection, terms: list[str]) -> list[tuple[str, 
     """(term, term_id, df) of the terms the vocabulary knows, by term_id (one indexed IN-list lookup)."""
     if not terms:
         return []
-    sql = query_template("query_vocab").replace("{terms}", ", ".join(literals.text(t) for t in terms))
+    sql = render("query_vocab", terms=", ".join(literals.text(t) for t in terms))
     return [(t, int(i), int(df)) for t, i, df in con.execute(sql).fetchall()]
 
 
@@ -167,25 +167,23 @@ class _Plan:
 
     def run(self, con: duckdb.DuckDBPyConnection, lane: str, essential: list[int] | None = None) -> list[tuple]:
         ident_ids = [tid for tid, w in self.weight.items() if w != 1] or [-1]
-        sql = (
-            query_template("lexical_search")
-            .replace("{candidates}", query_template("lexical_candidates") if essential else "")
-            .replace("{filter}", self._filter("lexical_filter", lane) if not self.selective else "")
-            .replace("{prefilter}", self._filter("lexical_prefilter", lane) if self.selective else "")
-            .replace("{allow}", query_template("lexical_allow").replace("{bits}", self.allow_table)
-                     if self.allow_table else "")
-            .replace("{postings}", _postings(lane, self.ids, self.per_term))
-            .replace("{essential_postings}", _postings(lane, essential or [], self.per_term))
-            .replace("{ident_ids}", _ints(ident_ids))
-            .replace("{term_bits}", " ".join(f"WHEN {tid} THEN {1 << n}::UBIGINT" for n, tid in enumerate(self.ids)))
-            .replace("{ident_boost}", str(IDENT_BOOST))
-            .replace("{k}", str(self.k))
-            .replace("{where_sql}", self.where_sql)  # last: trusted text is never re-scanned
-        )
+        sql = render(
+            "lexical_search",
+            candidates=render("lexical_candidates", essential_postings=_postings(lane, essential, self.per_term))
+            if essential else "",
+            filter=self._filter("lexical_filter", lane) if not self.selective else "",
+            prefilter=self._filter("lexical_prefilter", lane) if self.selective else "",
+            allow=render("lexical_allow", bits=self.allow_table) if self.allow_table else "",
+            postings=_postings(lane, self.ids, self.per_term),
+            ident_ids=_ints(ident_ids),
+            term_bits=" ".join(f"WHEN {tid} THEN {1 << n}::UBIGINT" for n, tid in enumerate(self.ids)),
+            ident_boost=str(IDENT_BOOST),
+            k=str(self.k),
+        )  # one pass: no fragment (the trusted where_sql least of all) is scanned again
         return con.execute(sql).fetchall()
 
     def _filter(self, fragment: str, lane: str) -> str:
-        return query_template(fragment).replace("{lane}", literals.text(lane)) if self.where_sql.strip() else ""
+        return render(fragment, lane=literals.text(lane), where_sql=self.where_sql) if self.where_sql.strip() else ""
 
     def decode(self, rows: list[tuple]) -> list[tuple[int, float, list[str]]]:
         return [
@@ -204,8 +202,7 @@ def _search_pruned(
     document can enter the top k and the result equals the full evaluation. Returns
     (rows or None, whether a pruned query ran); None means: evaluate in full.
     """
-    sql = (query_template("query_lane_terms").replace("{term_ids}", _ints(plan.ids))
-           .replace("{lane}", literals.text(lane)))
+    sql = render("query_lane_terms", term_ids=_ints(plan.ids), lane=literals.text(lane))
     stats = sorted((df, tid, mx) for tid, df, mx in con.execute(sql).fetchall())
     essential, budget = [], 0
     for df, tid, _ in stats:
@@ -224,10 +221,11 @@ def _search_pruned(
 
 def _postings(lane: str, ids: list[int], per_term: bool = True) -> str:
     """lexical_postings.sql once per term id, UNION ALL, or one scan of all the terms (`per_term=False`)."""
-    one = query_template("lexical_postings").replace("{lane}", literals.text(lane))
-    if not per_term:
-        return one.replace("term_id = {term_id}", f"term_id IN ({_ints(ids)})")
-    return " UNION ALL ".join(one.replace("{term_id}", str(int(i))) for i in ids)
+    lane_sql = literals.text(lane)
+    if not per_term:  # the file's variant with one IN list for its equality
+        scan = query_template("lexical_postings").replace("term_id = {term_id}", "term_id IN ({term_id})")
+        return render("lexical_postings", scan, lane=lane_sql, term_id=_ints(ids))
+    return " UNION ALL ".join(render("lexical_postings", lane=lane_sql, term_id=str(int(i))) for i in ids)
 
 
 def _ints(ids: list[int]) -> str:

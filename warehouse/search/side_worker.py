@@ -26,7 +26,7 @@ from typing import TypeVar
 
 import duckdb
 
-from warehouse.core.sqlfiles import query_sql
+from warehouse.core.sqlfiles import render
 from warehouse.search.access import View
 
 T = TypeVar("T")
@@ -55,6 +55,6 @@ class SideWorker:
             with self._guard:
                 loc.cur, loc.con, loc.gen, loc.bits = con.cursor(), con, gen, set()
         if view is not None and view.bits not in loc.bits:
-            loc.cur.execute(query_sql("access_bits_set").replace("{name}", view.bits), [view.allowed])
+            loc.cur.execute(render("access_bits_set", name=view.bits), [view.allowed])
             loc.bits.add(view.bits)
         return job(loc.cur)

@@ -22,7 +22,7 @@ import duckdb
 
 from warehouse.core import embed
 from warehouse.core.errors import Code, KnowledgeError
-from warehouse.core.sqlfiles import query_template
+from warehouse.core.sqlfiles import render
 from warehouse.search.contract import LANES, LaneSemantic, LaneWarning, SearchRequest
 from warehouse.search.filters import lane_predicate
 from warehouse.search.lane_runner import K_LANE, LANE_TIMEOUT_S, Hit
@@ -118,9 +118,8 @@ def _scan(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lanes: list[str],
     for ln in lanes:
         where = " AND ".join(c for c in (lane_predicate(ln, req.filters, ws), allow) if c)
         flt = f"AND v.doc_id IN (SELECT d.doc_id FROM ak_document AS d WHERE {where})" if where else ""
-        parts.append(query_template("vector_lane").replace("{lane_no}", str(VEC_LANES.index(ln)))
-                     .replace("{k}", str(K_LANE)).replace("{filter}", flt))
-    sql = query_template("vector_search").replace("{lanes}", "\nUNION ALL\n".join(parts)).replace("{qvec}", qvec)
+        parts.append(render("vector_lane", lane_no=str(VEC_LANES.index(ln)), k=str(K_LANE), filter=flt))
+    sql = render("vector_search", lanes="\nUNION ALL\n".join(parts), qvec=qvec)
     out: dict[str, list[tuple[int, float]]] = {ln: [] for ln in lanes}
     with watchdog.deadline(cur, LANE_TIMEOUT_S):
         rows = cur.execute(sql).fetchall()
