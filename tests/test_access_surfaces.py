@@ -6,21 +6,18 @@ another principal's data."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from access_homes import as_, build, leaks, markers, principals
+from cli_run import akw_json
 from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.settings import Settings
 
-AKW = Path(sys.executable).with_name("akw")
 HOSTILE = ("' OR 1=1 --", "\"; DROP TABLE ak_document; --", "x' UNION SELECT text FROM ak_document --",
            "deploy* OR nginx NEAR/3 \"tls\" -mysql", "title:secret AND (a OR b)", "../../../../etc/passwd",
            "..\\..\\windows", "$1 $2 {query} {where_sql} ${x}", "ak_acl_document", "бэкап postgres 备份 バックアップ",
@@ -43,14 +40,9 @@ def _configure(wh: Warehouse, principal: str | None = None) -> None:
 
 
 def akw(wh: Warehouse, *args: str, stdin: bytes | None = None, **env: str) -> tuple[int, dict[str, Any]]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith("AKW_")}
-    r = subprocess.run([str(AKW), "--home", str(wh.paths.home), "--dsh-home", str(wh.paths.dsh_home),
-                        "--autoclaw-root", str(wh.paths.autoclaw_root), *args, "--json"], input=stdin,
-                       capture_output=True, env={**base, **env}, timeout=120, check=False)
-    assert b"Traceback" not in r.stderr, r.stderr.decode(errors="replace")
-    lines = r.stdout.decode("utf-8").splitlines()
-    assert len(lines) == 1, r.stdout[:500]
-    return r.returncode, json.loads(lines[0])
+    """The real `akw` app in-process (tests/cli_run.py), every `AKW_*` variable of the test's own removed."""
+    return akw_json("--home", str(wh.paths.home), "--dsh-home", str(wh.paths.dsh_home),
+                    "--autoclaw-root", str(wh.paths.autoclaw_root), *args, stdin=stdin, env=env, keep=())
 
 
 def _code(doc: dict[str, Any]) -> str | None:

@@ -8,31 +8,23 @@ nowhere under AKW_HOME (config.yaml aside: it holds only what the user typed).
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow.parquet as pq
 import pytest
+from cli_run import akw_json
 from homes import BuiltHome
 
 from warehouse.api import Warehouse
 from warehouse.lifecycle.hooks import FORGET_HOOKS, register_forget_hook
 
-AKW = Path(sys.executable).with_name("akw")
-
 
 def akw(env: dict[str, str], *args: str) -> tuple[int, dict[str, Any]]:
-    r = subprocess.run([str(AKW), *args, "--json"], capture_output=True, env={**os.environ, **env}, timeout=300,
-                       check=False)
-    assert b"Traceback" not in r.stderr, r.stderr.decode(errors="replace")
-    lines = r.stdout.decode().splitlines()
-    assert len(lines) == 1, r.stdout
-    return r.returncode, json.loads(lines[0])
+    """The real `akw` app in-process (tests/cli_run.py) over the home `env` names."""
+    return akw_json(*args, env=env)
 
 
 def leftovers(home: Path, needles: list[str]) -> list[str]:

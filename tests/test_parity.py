@@ -9,16 +9,13 @@ one documented presentation step (docs/mcp.md): indexed text inside the untruste
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import akw_fixtures
 import pytest
 import typer
+from cli_run import akw_json
 from mcp import Client
 from mcp_helpers import plant_poison, with_client
 
@@ -29,7 +26,6 @@ from warehouse.core.settings import Settings
 from warehouse.mcp.tools import TOOLS
 from warehouse.search.snippets import UNTRUSTED_CLOSE, UNTRUSTED_OPEN
 
-AKW = str(Path(sys.executable).with_name("akw"))
 OPERATIONS = {  # MCP tool → (Warehouse method, CLI command)
     "knowledge_status": ("status", "status"),
     "knowledge_search": ("search", "search"),
@@ -84,12 +80,12 @@ def wh(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
 
 
 def cli(wh: Warehouse, *args: str, stdin: str | None = None) -> Any:
-    env = {**os.environ, "DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
+    """The real `akw` app in-process (tests/cli_run.py) over `wh`'s locations."""
+    env = {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
            "AKW_HOME": str(wh.paths.home)}
-    r = subprocess.run([AKW, *args, "--json"], input=stdin, capture_output=True, text=True, env=env, timeout=300,
-                       check=False)
-    assert r.returncode == 0, r.stdout + r.stderr
-    return json.loads(r.stdout)
+    code, doc = akw_json(*args, env=env, stdin=stdin)
+    assert code == 0, doc
+    return doc
 
 
 @pytest.fixture(scope="module")

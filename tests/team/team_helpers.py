@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cli_run import akw_json
+
 AKW = Path(sys.executable).parent / "akw"
 VOLATILE = {"index_rev", "generation", "observed_at", "published_at", "built_at", "request_id", "took_ms",
             "elapsed_ms", "generated_at", "timings", "duration_ms"}
@@ -21,10 +23,10 @@ def env_for(home: Path, fx: Path, **extra: str) -> dict[str, str]:
 
 
 def akw(home: Path, fx: Path, *args: str, ok: bool = True, **extra: str) -> dict[str, Any]:
-    p = subprocess.run([str(AKW), *args, "--json"], capture_output=True, text=True, env=env_for(home, fx, **extra),
-                       timeout=900)
-    doc = json.loads(p.stdout)
-    assert (p.returncode == 0) == ok, (p.returncode, doc, p.stderr[-2000:])
+    """The real `akw` app in-process (tests/cli_run.py), with the environment `env_for` gives a process."""
+    env = {"AKW_HOME": str(home), "DSH_HOME": str(fx / "dsh"), "AUTOCLAW_ROOT": str(fx / "autoclaw"), **extra}
+    code, doc = akw_json(*args, env=env, keep=(), clear=("AKW_", "PG"))
+    assert (code == 0) == ok, (code, doc)
     return doc
 
 

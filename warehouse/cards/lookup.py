@@ -20,6 +20,7 @@ from typing import Any
 import duckdb
 
 from warehouse.cards.contract import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, Cut
+from warehouse.core import db
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.redact import redact
 from warehouse.home import generation
@@ -42,7 +43,7 @@ def published(generations: Path) -> Iterator[tuple[duckdb.DuckDBPyConnection, st
 
 
 def rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
-    cur = con.execute(sql, params or [])
+    cur = db.run(con, sql, params or [])
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 

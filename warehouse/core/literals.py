@@ -72,6 +72,23 @@ def value(v: object) -> str:
     raise TypeError(f"no SQL literal for {type(v).__name__}")
 
 
+def param(v: object) -> str:
+    """A literal for a statement parameter (`db.run`): NULL, a scalar as `value`, a list of texts or
+    of integers as a typed list (an empty list stays untyped: DuckDB gives it the type it is compared with)."""
+    if v is None:
+        return "NULL"
+    if isinstance(v, (list, tuple, set, frozenset)):
+        items = sorted(v) if isinstance(v, (set, frozenset)) else list(v)
+        if not items:
+            return "[]"
+        if all(isinstance(x, str) for x in items):
+            return texts(items)
+        if all(isinstance(x, int) and not isinstance(x, bool) for x in items):
+            return integers(items)
+        raise TypeError("a list parameter holds only texts or only integers")
+    return value(v)
+
+
 def number_rows(rows: Iterable[tuple[int | float | None, ...]]) -> str:
     """Rows of numbers as one VARCHAR literal 'a,b,c;d,e,f' for string_split: only digits, signs,
     '.', 'e', ',' and ';' are ever written (ints and finite floats formatted by Python; None is an

@@ -13,6 +13,7 @@ from typing import Any
 
 import duckdb
 
+from warehouse.core import db
 from warehouse.core.sqlfiles import query_sql
 from warehouse.dispatch.contract import (
     ArtifactRef,
@@ -36,7 +37,7 @@ def _short(text: str | None, chars: int) -> str | None:
 
 
 def _rows(con: duckdb.DuckDBPyConnection, name: str, params: list[Any]) -> list[dict[str, Any]]:
-    cur = con.execute(query_sql(name), params)
+    cur = db.run(con, query_sql(name), params)
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 

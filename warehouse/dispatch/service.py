@@ -20,6 +20,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from warehouse.core import db
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.paths import Paths
 from warehouse.core.settings import Settings
@@ -159,7 +160,7 @@ def plan(paths: Paths, settings: Settings, engine: SearchEngine, req: DispatchRe
         match = match_skills(con, text)
         named, implied = match.named, match.implied
         if view is not None:  # another's skill is never named, suggested or looked up for this principal
-            mine = {r[0] for r in con.execute(query_sql("access_skill_names"), [sorted(view.skills)]).fetchall()}
+            mine = {r[0] for r in db.run(con, query_sql("access_skill_names"), [sorted(view.skills)]).fetchall()}
             named, implied = [n for n in named if n in mine], [n for n in implied if n in mine]
         skills = [*named, *implied]
         target: TargetOut | None = None

@@ -18,6 +18,7 @@ from typing import Any
 
 import duckdb
 
+from warehouse.core import db
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.settings import Dispatch
 from warehouse.core.sqlfiles import query_sql
@@ -50,7 +51,7 @@ def match_skills(con: duckdb.DuckDBPyConnection, text: str) -> SkillMatch:
 
 
 def actor_row(con: duckdb.DuckDBPyConnection, actor_id: str) -> dict[str, Any] | None:
-    cur = con.execute(query_sql("dispatch_actor"), [actor_id])
+    cur = db.run(con, query_sql("dispatch_actor"), [actor_id])
     row = cur.fetchone()
     if row is None:
         return None
@@ -67,7 +68,7 @@ def require_actor(con: duckdb.DuckDBPyConnection, actor_id: str) -> dict[str, An
 
 def top_skill_user(con: duckdb.DuckDBPyConnection, skills: list[str]) -> tuple[str, int] | None:
     """KD-3: the actor with the most recorded uses of `skills` (ties: newest use, then id)."""
-    row = con.execute(query_sql("dispatch_skill_users"), [skills]).fetchone()
+    row = db.run(con, query_sql("dispatch_skill_users"), [skills]).fetchone()
     return (row[0], int(row[1])) if row else None
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse.core import db
+from warehouse.core import db, literals
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.paths import Paths, private_dir
 from warehouse.home import spill
@@ -114,7 +114,7 @@ def open_current(generations: Path, spill_limit: str | None = None) -> tuple[duc
             continue
         con.execute("SET enable_external_access = false")
         if spill_limit:
-            con.execute("SET max_temp_directory_size = ?", [spill_limit])
+            con.execute(f"SET max_temp_directory_size = {literals.text(spill_limit)}")
         return con, gen
     raise KnowledgeError(Code.NOT_READY, "could not open the published generation")
 

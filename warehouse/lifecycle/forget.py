@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from warehouse.core import db
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.paths import Paths
 from warehouse.core.settings import Settings
@@ -58,7 +59,7 @@ def resolve(paths: Paths, kind: str, ident: str) -> Target:
     con, _gen = generation.open_current(paths.generations)
     try:
         t = Target(kind, ident if kind != "all" else "all")
-        rows = _all_ids(con) if kind == "all" else con.execute(query_sql("forget_target"), [kind, ident]).fetchall()
+        rows = _all_ids(con) if kind == "all" else db.run(con, query_sql("forget_target"), [kind, ident]).fetchall()
         for what, value in rows:
             t.values.setdefault(what, []).append(value)
         if not t.values:
@@ -96,7 +97,7 @@ def _needles(con: Any, t: Target, docs: list[tuple[str, str, str, str]]) -> dict
         frag = _fragment(text)
         if frag is None:
             continue
-        if t.kind != "all" and con.execute(query_sql("forget_shared"), [frag, t.doc_keys]).fetchone()[0]:
+        if t.kind != "all" and db.run(con, query_sql("forget_shared"), [frag, t.doc_keys]).fetchone()[0]:
             continue  # another document holds it too: finding it later would prove nothing
         n += 1
         out[f"fragment-{n}"] = frag
@@ -118,13 +119,13 @@ def _fragment(text: str) -> str | None:
 
 def _counts(con: Any, t: Target) -> dict[str, Any]:
     sessions = t.values.get("session", [])
-    cur = con.execute(query_sql("forget_counts"), [sessions, sorted(t.item_ids())])
+    cur = db.run(con, query_sql("forget_counts"), [sessions, sorted(t.item_ids())])
     row = dict(zip([d[0] for d in cur.description], cur.fetchone(), strict=True))
     has_vec = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'akw_vec'").fetchone()[0]
     return {"documents": dict(sorted(t.doc_kinds.items())), "sessions": len(sessions),
             "skills": len(t.values.get("skill", [])),
             "workspaces": len(t.values.get("workspace", [])), **row,
-            "vectors": con.execute(query_sql("forget_vectors"), [t.doc_keys]).fetchone()[0] if has_vec else 0}
+            "vectors": db.run(con, query_sql("forget_vectors"), [t.doc_keys]).fetchone()[0] if has_vec else 0}
 
 
 def forget(paths: Paths, settings: Settings, kind: str, ident: str, confirm: bool = False) -> dict[str, Any]:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from warehouse.core import db
+
 SKIP = {"config.yaml", "akw.lock"}  # what the user typed / a pid: not derived from indexed content
 
 
@@ -52,7 +54,7 @@ def _matches(con: Any, relation: str, cols: list[str], needles: dict[str, str]) 
     labels, values = list(needles), list(needles.values())
     sql = (f"SELECT n.label FROM (SELECT unnest($1) AS label, unnest($2) AS needle) n "
            f"WHERE EXISTS (SELECT 1 FROM {relation} WHERE {cond})")
-    return {r[0] for r in con.execute(sql, [labels, values]).fetchall()}
+    return {r[0] for r in db.run(con, sql, [labels, values]).fetchall()}
 
 
 def _in_parquet(con: Any, path: Path, needles: dict[str, str]) -> set[str]:

@@ -18,6 +18,7 @@ from typing import Any
 
 import duckdb
 
+from warehouse.core import db
 from warehouse.core.errors import Code
 from warehouse.core.sqlfiles import query_sql, render
 from warehouse.search.access import Catalog, View
@@ -90,7 +91,7 @@ def _places(cur: duckdb.DuckDBPyConnection, doc_ids: list[int],
             render("access_live", doc_ids=",".join(str(d) for d in need))).fetchall()}
         keys = sorted({r[7] for r in rows.values() if r[1] == "skills" and r[7] not in skills})
         if keys:
-            skills.update(dict(cur.execute(query_sql("access_live_skills"), [keys]).fetchall()))
+            skills.update(dict(db.run(cur, query_sql("access_live_skills"), [keys]).fetchall()))
         known.update({d: rows.get(d) for d in need})
     return {d: known[d] for d in doc_ids if known.get(d) is not None}, skills
 
