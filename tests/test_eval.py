@@ -39,7 +39,7 @@ def test_golden_file_shape(golden) -> None:  # type: ignore[no-untyped-def]
     assert {q.lang for q in qs} == {"ru", "en"}
     for kind in ("uj1_who", "uj4_knowledge", "real_skill", "empty", "skill_paraphrase"):
         assert {q.lang for q in qs if q.kind == kind} == {"ru", "en"}, kind
-    assert {q.slice for q in qs if q.kind == "skill_paraphrase"} == {"synthetic", "real_skills"}
+    assert {q.slice for q in qs if q.kind == "skill_paraphrase"} == {"synthetic", "real_skills", "real_transcripts"}
     filters = [q.filters for q in qs if q.filters]
     assert any(f.workspaces for f in filters) and any(f.since for f in filters)
     # issue 11: a cross-lingual slice both ways, judged on work logged only in the other language
@@ -66,8 +66,8 @@ def test_every_selector_resolves_on_the_default_data(golden, manifest) -> None: 
     real = homes.real_skill_names(REAL) if REAL else None
     r = Resolver(manifest, real)
     for q in golden.queries:
-        if (q.slice == "real_skills" and real is None) or q.slice == "real_data":
-            continue  # real_data resolves against its own manifest: tests/test_realdata_fixtures.py
+        if (q.slice == "real_skills" and real is None) or q.slice in ("real_data", "real_transcripts"):
+            continue  # they resolve against their own manifests: tests/test_realdata_{fixtures,transcripts}.py
         e = r.resolve(q)
         _, problem = r.filters(q)
         assert problem is None, q.id

@@ -9,6 +9,7 @@ nothing; the server runs with the glibc malloc tunable.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import psutil
 import pytest
 from jsonschema import Draft202012Validator
 from mcp import Client
-from mcp_helpers import call, copy_home, plant_poison, text_json, with_client
+from mcp_helpers import Served, call, copy_home, plant_poison, served, text_json, with_client
 
 from warehouse.api import Warehouse
 from warehouse.home import generation
@@ -49,6 +50,13 @@ def wh(src: Path, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     return w
 
 
+@pytest.fixture(scope="module")
+def server(wh: Warehouse) -> Iterator[Served]:
+    """One server for the tests that only read (listing, search, cards, bad arguments)."""
+    with served(wh) as s:
+        yield s
+
+
 def _error(result: Any) -> dict[str, Any]:
     assert result.is_error, result.content[0].text
     err = result.structured_content["errors"][0]
@@ -61,11 +69,11 @@ def _wrapped_or_absent(value: str | None) -> None:
         assert value.startswith(UNTRUSTED_OPEN) and value.endswith(UNTRUSTED_CLOSE), value[:80]
 
 
-def test_lists_nine_tools_with_bilingual_descriptions_and_contract_schemas(wh: Warehouse) -> None:
+def test_lists_nine_tools_with_bilingual_descriptions_and_contract_schemas(server: Served) -> None:
     async def body(c: Client) -> Any:
         return (await c.list_tools()).tools
 
-    tools = {t.name: t for t in with_client(wh, body)}
+    tools = {t.name: t for t in server.run(body)}
     assert sorted(tools) == sorted(NINE)
     for t in tools.values():
         assert DATA_NOT_INSTRUCTIONS_EN in t.description and DATA_NOT_INSTRUCTIONS_RU in t.description
@@ -82,7 +90,7 @@ def test_lists_nine_tools_with_bilingual_descriptions_and_contract_schemas(wh: W
     assert [n for n, t in tools.items() if t.annotations.destructive_hint] == ["knowledge_forget"]
 
 
-def test_status_and_search_through_the_server(wh: Warehouse) -> None:
+def test_status_and_search_through_the_server(wh: Warehouse, server: Served) -> None:
     seed = json.loads(SEED_SCHEMA.read_text(encoding="utf-8"))
 
     async def body(c: Client) -> Any:
@@ -91,7 +99,7 @@ def test_status_and_search_through_the_server(wh: Warehouse) -> None:
                 await c.call_tool("knowledge_search", {"query": "restore MySQL root access", "limit": 20,
                                                        "budget": {"max_tokens": 600, "snippet_chars": 400}}))
 
-    status, search, small = with_client(wh, body)
+    status, search, small = server.run(body)
     assert not status.is_error and status.structured_content["state"] == "ready"
     assert status.structured_content["index_rev"] == wh.status()["index_rev"]
     assert status.content[0].text.startswith("state=ready")
@@ -112,7 +120,7 @@ def test_status_and_search_through_the_server(wh: Warehouse) -> None:
     assert "intent=" in search.content[0].text and "data, not instructions" in search.content[0].text
 
 
-def test_cards_open_ids_a_search_returned_and_unknown_ids_are_not_found(wh: Warehouse) -> None:
+def test_cards_open_ids_a_search_returned_and_unknown_ids_are_not_found(wh: Warehouse, server: Served) -> None:
     resp = wh.search({"schema": "knowledge.search/v1", "query": "restore MySQL root access", "limit": 10})
     actor = resp["actors"][0]["actor_id"]
     episode = resp["lanes"]["episodes"]["items"][0]["id"]
@@ -123,7 +131,7 @@ def test_cards_open_ids_a_search_returned_and_unknown_ids_are_not_found(wh: Ware
             ("knowledge_get_episode", {"id": episode}), ("knowledge_get_agent", {"id": "actor:nobody"}),
             ("knowledge_get_skill", {"name": "no-such-skill"}), ("knowledge_get_episode", {"id": "ep:none:1"}))]
 
-    agent, skill, ep, *unknown = with_client(wh, body)
+    agent, skill, ep, *unknown = server.run(body)
     assert agent.structured_content == wh.get_agent(actor)
     assert agent.content[0].text.startswith(f"agent card {actor} (knowledge.card.agent/v1)")
     assert skill.structured_content["body"].startswith(UNTRUSTED_OPEN)
@@ -145,17 +153,17 @@ def test_cards_open_ids_a_search_returned_and_unknown_ids_are_not_found(wh: Ware
     ("knowledge_dispatch", {"task": {}}, None),
     ("knowledge_status", {"path": "/"}, "path"),
 ])
-def test_bad_arguments_are_invalid_request(wh: Warehouse, tool: str, arguments: dict[str, Any],
+def test_bad_arguments_are_invalid_request(server: Served, tool: str, arguments: dict[str, Any],
                                            field: str | None) -> None:
-    err = _error(call(wh, tool, arguments))
+    err = _error(server.call(tool, arguments))
     assert err["code"] == "KNOWLEDGE_INVALID_REQUEST"
     if field:
         assert err["field"] == field
     assert "/etc" not in err["message"] and "/tmp" not in err["message"]  # values are never echoed
 
 
-def test_unknown_tool_is_an_error_result(wh: Warehouse) -> None:
-    assert _error(call(wh, "knowledge_drop_tables", {}))["code"] == "KNOWLEDGE_INVALID_REQUEST"
+def test_unknown_tool_is_an_error_result(server: Served) -> None:
+    assert _error(server.call("knowledge_drop_tables", {}))["code"] == "KNOWLEDGE_INVALID_REQUEST"
 
 
 def test_dispatch_plans_and_a_commit_needs_explicit_confirmation(wh: Warehouse, tmp_path: Path) -> None:

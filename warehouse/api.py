@@ -552,8 +552,9 @@ class Warehouse:
         from warehouse.evaluation.runner import DEFAULT_GOLDEN, SEMANTIC_CHOICES, EvalConfig, Thresholds, run_eval
 
         golden = Path(golden or DEFAULT_GOLDEN)
-        if not golden.is_file():
-            raise KnowledgeError(Code.INVALID_REQUEST, f"golden: no such file {golden}", field="golden")
+        if not golden.is_file() and not any(golden.glob("*.yaml")):
+            raise KnowledgeError(Code.INVALID_REQUEST, f"golden: no such file or folder of *.yaml {golden}",
+                                 field="golden")
         data = _writable_dir(Path(data_dir or default_data_dir("eval", sessions, seed)), "generate")
         out = _writable_dir(Path(out_dir), "out") if out_dir is not None else None
         if semantic not in SEMANTIC_CHOICES:

@@ -20,12 +20,15 @@ SCHEMA = "akw.golden/v1"
 KINDS = ("uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill",
          "skill_paraphrase", "agent_description")
 LISTS = ("actors", "episodes", "skills", "code")
-SLICES = ("synthetic", "real_skills", "cross_lingual", "real_data")
-Slice = Literal["synthetic", "real_skills", "cross_lingual", "real_data"]
+SLICES = ("synthetic", "real_skills", "cross_lingual", "real_data", "real_transcripts")
+Slice = Literal["synthetic", "real_skills", "cross_lingual", "real_data", "real_transcripts"]
 
 Kind = Literal["uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill",
                "skill_paraphrase", "agent_description"]
 REAL_DATA_SELECTORS = ("actors_of", "sessions_of", "sessions_mentioning", "empty")  # what its manifest holds
+# the real transcripts' home (fixtures/realdata/transcripts.py) also holds the real skill collections
+REAL_TRANSCRIPT_SELECTORS = (*REAL_DATA_SELECTORS, "skills")
+REAL_SKILL_SLICES = ("real_skills", "real_transcripts")  # slices judged against the real skill names
 Outcome = Literal["success", "partial", "failure"]
 
 
@@ -94,6 +97,10 @@ class GoldenQuery(_Strict):
     # real_data = a query about the real SWE-agent trajectories, run on their own converted home
     # and resolved against that home's manifest (fixtures/realdata)
     slice_: Slice | None = Field(default=None, alias="slice")
+    # real_transcripts: the half a query belongs to (thresholds are calibrated on `calibrate` and
+    # reported on `holdout`), and whether it asks about the first request or a detail deeper in the work
+    split: Literal["calibrate", "holdout"] | None = None
+    depth: Literal["request", "detail"] | None = None
 
     @model_validator(mode="after")
     def _kind_matches(self) -> GoldenQuery:
@@ -107,6 +114,11 @@ class GoldenQuery(_Strict):
             raise ValueError("only real_skill and skill_paraphrase queries run on the real-skills home")
         if self.slice == "real_data" and self.expect.selector not in REAL_DATA_SELECTORS:
             raise ValueError(f"a real_data query expects one of {', '.join(REAL_DATA_SELECTORS)}")
+        if self.slice == "real_transcripts":
+            if self.expect.selector not in REAL_TRANSCRIPT_SELECTORS:
+                raise ValueError(f"a real_transcripts query expects one of {', '.join(REAL_TRANSCRIPT_SELECTORS)}")
+            if self.split is None or self.depth is None:
+                raise ValueError("a real_transcripts query says its split and depth")
         return self
 
     @property
@@ -128,11 +140,29 @@ class GoldenSet(_Strict):
         return self
 
 
+def golden_files(path: Path) -> list[Path]:
+    """A golden file, or every `*.yaml` of a golden folder in name order."""
+    path = Path(path)
+    return sorted(path.glob("*.yaml")) if path.is_dir() else [path]
+
+
 def load_golden(path: Path) -> GoldenSet:
-    """Parse and validate a golden file; a problem names the query index and field."""
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    """Parse and validate a golden file (or a folder of them: one set, ids unique across files);
+    a problem names the file, query index and field."""
+    files = golden_files(path)
+    if not files:
+        raise ValueError(f"{path}: no golden files")
+    queries: list[Any] = []
+    for f in files:
+        data = yaml.safe_load(Path(f).read_text(encoding="utf-8"))
+        try:
+            queries += GoldenSet.model_validate(data).queries
+        except ValidationError as e:
+            err = e.errors()[0]
+            where = ".".join(str(p) for p in err["loc"])
+            raise ValueError(f"{f}: {where}: {err['msg']}") from None
     try:
-        return GoldenSet.model_validate(data)
+        return GoldenSet.model_validate({"schema": SCHEMA, "queries": queries})
     except ValidationError as e:
         err = e.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
@@ -229,7 +259,7 @@ class Resolver:
             needle = e.sessions_mentioning.lower()
             keys = {t["session_id"] for t in self.tasks if needle in {i.lower() for i in t.get("identifiers", [])}}
         elif sel == "skills":
-            universe = self.real_skills if q.slice == "real_skills" else self.skill_names
+            universe = self.real_skills if q.slice in REAL_SKILL_SLICES else self.skill_names
             if universe is None:
                 return Expectation(lst, frozenset(), problem="real skills are not available")
             missing = sorted(set(e.skills) - universe)

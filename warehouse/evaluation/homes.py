@@ -104,6 +104,22 @@ def ensure_realdata(out: Path, src: Path) -> dict[str, Any]:
     return ensure_converted(out, src)
 
 
+def transcripts_dir(repo: Path = REPO) -> Path | None:
+    """<repo>/../shared/realdata/transcripts when the real agent transcripts are there, else None."""
+    from akw_fixtures.realdata import transcripts
+
+    root = (repo / ".." / "shared" / "realdata" / "transcripts").resolve()
+    return root if transcripts.available(root) else None
+
+
+def ensure_transcripts(out: Path, src: Path) -> dict[str, Any]:
+    """The real transcripts converted into a DSH home under `out` (read where they lie, converted once
+    per data folder and fingerprint); its manifest."""
+    from akw_fixtures.realdata.transcripts import ensure_converted
+
+    return ensure_converted(out, src)
+
+
 def real_skill_dirs(root: Path) -> list[Path]:
     return [root / s for s in REAL_SOURCES]
 

@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from warehouse.evaluation import homes
-from warehouse.evaluation.golden import GoldenQuery, Resolver, load_golden
+from warehouse.evaluation.golden import GoldenQuery, Resolver, golden_files, load_golden
 from warehouse.evaluation.metrics import dedupe, mean, ranking_metrics
 from warehouse.search.request import search_request
 
 SCHEMA = "akw.eval/v1"
 BELOW_THRESHOLD = "KNOWLEDGE_EVAL_BELOW_THRESHOLD"
-DEFAULT_GOLDEN = homes.REPO / "golden" / "queries.yaml"
+DEFAULT_GOLDEN = homes.REPO / "golden"  # every *.yaml in it: queries.yaml (generated data), transcripts.yaml (real)
 METRICS = ("recall@1", "recall@3", "recall@10", "hit@3", "mrr", "ndcg@10")
 
 
@@ -40,6 +40,7 @@ class EvalConfig:
     events: int | None = None
     realdata: Path | None = field(default_factory=homes.realdata_dir)  # None: skip the real-skills slice
     trajectories: Path | None = field(default_factory=homes.realdata_trajectories)  # None: skip real_data
+    transcripts: Path | None = field(default_factory=homes.transcripts_dir)  # None: skip real_transcripts
     limit: int = 10
     out_dir: Path | None = Path("reports")  # None: do not write a report file
     semantic: str = "auto"  # off | on | both | auto (= both when the [semantic] extra is installed, else off)
@@ -114,7 +115,7 @@ def _counts(resp: dict[str, Any]) -> dict[str, int]:
 def run_query(wh: homes.Home, resolver: Resolver, q: GoldenQuery, limit: int) -> dict[str, Any]:
     """Search one golden query and score it; an unresolvable expectation is reported as skipped."""
     rec: dict[str, Any] = {"id": q.id, "kind": q.kind, "lang": q.lang, "slice": q.slice, "mode": q.mode,
-                           "text": q.text, "selector": q.expect.selector}
+                           "text": q.text, "selector": q.expect.selector, "split": q.split, "depth": q.depth}
     exp = resolver.resolve(q)
     filters, problem = resolver.filters(q)
     problem = exp.problem or problem
@@ -175,60 +176,79 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 # -- the whole run --------------------------------------------------------------------------------
+@dataclass
+class GoldenRun:
+    """The homes of one semantic setting and the records of every golden query run on them."""
+
+    rev: str
+    records: list[dict[str, Any]]
+    resolver: Resolver
+    revs: dict[str, str | None] = field(default_factory=dict)  # slice -> index_rev of its own home
+    notes: dict[str, str | None] = field(default_factory=dict)  # slice -> why it was skipped (None: ran)
+
+
+def _skipped(q: GoldenQuery, reason: str | None) -> dict[str, Any]:
+    return {"id": q.id, "kind": q.kind, "lang": q.lang, "slice": q.slice, "mode": q.mode, "text": q.text,
+            "selector": q.expect.selector, "split": q.split, "depth": q.depth, "status": "skipped", "reason": reason}
+
+
 def _run_golden(opener: homes.Opener, cfg: EvalConfig, golden: Any, manifest: dict[str, Any], semantic: bool,
-                say: Callable[[str], None]) -> tuple[Any, ...]:
+                say: Callable[[str], None]) -> GoldenRun:
     """Index the homes of one semantic setting and run every golden query on them."""
     tag = " (semantic on)" if semantic else ""
+    wants = {q.slice for q in golden.queries}
     wh = homes.open_home(opener, cfg.data_dir, "akw-home", semantic=semantic)
     say(f"indexing the synthetic home{tag} …")
     rev = wh.reindex(mode="incremental")["index_rev"]
-    real_wh, rev_real, real_names, real_note = None, None, None, None
-    wants_real = any(q.slice == "real_skills" for q in golden.queries)
-    if wants_real and cfg.realdata is None:
-        real_note = "real skills not found at <repo>/../shared/realdata/skills: real_skill queries skipped"
-        say(real_note)
-    elif wants_real:
-        real_names = homes.real_skill_names(cfg.realdata)
+    real_names = homes.real_skill_names(cfg.realdata) if cfg.realdata is not None else None
+    run = GoldenRun(rev, [], Resolver(manifest, real_names))
+    on: dict[str, tuple[homes.Home, Resolver]] = {}
+    if "real_skills" in wants and cfg.realdata is None:
+        run.notes["real_skills"] = ("real skills not found at <repo>/../shared/realdata/skills: "
+                                    "real_skill queries skipped")
+    elif "real_skills" in wants:
         real_wh = homes.open_home(opener, cfg.data_dir, "akw-home-real", homes.real_skill_dirs(cfg.realdata),
                                   semantic=semantic)
         say(f"indexing the real-skills home{tag} …")
-        rev_real = real_wh.reindex(mode="incremental")["index_rev"]
-    rd_wh, rev_rd, rd_resolver, rd_note = None, None, None, None
-    if any(q.slice == "real_data" for q in golden.queries):
-        if cfg.trajectories is None:
-            rd_note = "real trajectories not found at fixtures/realdata/trajectories: real_data queries skipped"
-            say(rd_note)
-        else:
-            rd_dir = Path(cfg.data_dir) / "real-data"
-            rd_resolver = Resolver(homes.ensure_realdata(rd_dir, cfg.trajectories))
-            rd_wh = homes.open_home(opener, rd_dir, "akw-home", semantic=semantic)
-            say(f"indexing the real-data home{tag} …")
-            rev_rd = rd_wh.reindex(mode="incremental")["index_rev"]
-    resolver = Resolver(manifest, real_names)
-    records = []
+        run.revs["real_skills"] = real_wh.reindex(mode="incremental")["index_rev"]
+        on["real_skills"] = (real_wh, run.resolver)
+    if "real_data" in wants and cfg.trajectories is None:
+        run.notes["real_data"] = ("real trajectories not found at fixtures/realdata/trajectories: "
+                                  "real_data queries skipped")
+    elif "real_data" in wants:
+        rd_dir = Path(cfg.data_dir) / "real-data"
+        rd_resolver = Resolver(homes.ensure_realdata(rd_dir, cfg.trajectories))
+        rd_wh = homes.open_home(opener, rd_dir, "akw-home", semantic=semantic)
+        say(f"indexing the real-data home{tag} …")
+        run.revs["real_data"] = rd_wh.reindex(mode="incremental")["index_rev"]
+        on["real_data"] = (rd_wh, rd_resolver)
+    if "real_transcripts" in wants and cfg.transcripts is None:
+        run.notes["real_transcripts"] = ("real transcripts not found at <repo>/../shared/realdata/transcripts: "
+                                         "real_transcripts queries skipped")
+    elif "real_transcripts" in wants:
+        rt_dir = Path(cfg.data_dir) / "real-transcripts"
+        rt_resolver = Resolver(homes.ensure_transcripts(rt_dir, cfg.transcripts), real_names)
+        skill_dirs = homes.real_skill_dirs(cfg.realdata) if cfg.realdata is not None else None
+        rt_wh = homes.open_home(opener, rt_dir, "akw-home", skill_dirs, semantic=semantic)
+        say(f"indexing the real-transcripts home{tag} …")
+        run.revs["real_transcripts"] = rt_wh.reindex(mode="incremental")["index_rev"]
+        on["real_transcripts"] = (rt_wh, rt_resolver)
+    for note in run.notes.values():
+        say(note or "")
     for q in golden.queries:
-        if q.slice == "real_data":
-            if rd_wh is None or rd_resolver is None:
-                records.append({"id": q.id, "kind": q.kind, "lang": q.lang, "slice": q.slice, "mode": q.mode,
-                                "text": q.text, "selector": q.expect.selector, "status": "skipped",
-                                "reason": rd_note})
-            else:
-                records.append(run_query(rd_wh, rd_resolver, q, cfg.limit))
+        if q.slice in run.notes:
+            run.records.append(_skipped(q, run.notes[q.slice]))
             continue
-        if q.slice == "real_skills" and real_wh is None:
-            records.append({"id": q.id, "kind": q.kind, "lang": q.lang, "slice": q.slice, "mode": q.mode,
-                            "text": q.text, "selector": q.expect.selector, "status": "skipped",
-                            "reason": real_note})
-            continue
-        records.append(run_query(real_wh if q.slice == "real_skills" else wh, resolver, q, cfg.limit))
-    return rev, rev_real, real_wh, real_note, resolver, records, rev_rd, rd_note
+        home, resolver = on.get(q.slice, (wh, run.resolver))
+        run.records.append(run_query(home, resolver, q, cfg.limit))
+    return run
 
 
 def semantic_section(runs: dict[str, tuple[Any, ...]]) -> dict[str, Any]:
     """Every slice with semantic off and on, side by side (plus each setting's empty-answer checks)."""
     out: dict[str, Any] = {"modes": list(runs), "by_slice": {}, "empty": {}, "index_rev": {}}
     for mode, run in runs.items():
-        rev, records = run[0], run[5]
+        rev, records = run.rev, run.records
         summary = summarize(records)
         out["index_rev"][mode] = rev
         out["empty"][mode] = summary["empty"]
@@ -241,7 +261,7 @@ def semantic_section(runs: dict[str, tuple[Any, ...]]) -> dict[str, Any]:
                 [r for r in records if r["slice"] == name])
     if len(runs) > 1:
         extra = list(runs)[1]
-        out["queries"] = {extra: runs[extra][5]}
+        out["queries"] = {extra: runs[extra].records}
     return out
 
 
@@ -258,18 +278,26 @@ def run_eval(opener: homes.Opener, cfg: EvalConfig, thresholds: Thresholds = Thr
     manifest = homes.ensure_generated(cfg.data_dir, cfg.sessions, cfg.seed, cfg.events)
     modes = semantic_modes(cfg.semantic)
     runs = {mode: _run_golden(opener, cfg, golden, manifest, mode == "on", say) for mode in modes}
-    rev, rev_real, real_wh, real_note, resolver, records, rev_rd, rd_note = runs[modes[0]]
+    first = runs[modes[0]]
+    rev, records = first.rev, first.records
     summary = summarize(records)
+    golden_sha = hashlib.sha256()
+    for f in golden_files(cfg.golden):
+        golden_sha.update(Path(f).read_bytes())
     failures = thresholds.failures(summary["overall"], summary["empty"])
     report = {
-        "schema": SCHEMA, "index_rev": rev, "index_rev_real_skills": rev_real,
+        "schema": SCHEMA, "index_rev": rev, "index_rev_real_skills": first.revs.get("real_skills"),
         "data": {"dir": str(Path(cfg.data_dir).absolute()), "sessions": cfg.sessions, "seed": cfg.seed,
-                 "events": manifest.get("events"), "tasks": len(resolver.tasks)},
-        "golden": {"path": str(cfg.golden), "queries": len(golden.queries),
-                   "sha256": hashlib.sha256(Path(cfg.golden).read_bytes()).hexdigest()},
-        "real_skills": str(cfg.realdata) if real_wh is not None else real_note,
-        "index_rev_real_data": rev_rd,
-        "real_data": str(Path(cfg.data_dir).absolute() / "real-data") if rev_rd is not None else rd_note,
+                 "events": manifest.get("events"), "tasks": len(first.resolver.tasks)},
+        "golden": {"path": str(cfg.golden), "files": [str(f) for f in golden_files(cfg.golden)],
+                   "queries": len(golden.queries), "sha256": golden_sha.hexdigest()},
+        "real_skills": str(cfg.realdata) if "real_skills" in first.revs else first.notes.get("real_skills"),
+        "index_rev_real_data": first.revs.get("real_data"),
+        "real_data": (str(Path(cfg.data_dir).absolute() / "real-data") if "real_data" in first.revs
+                      else first.notes.get("real_data")),
+        "index_rev_real_transcripts": first.revs.get("real_transcripts"),
+        "real_transcripts": (str(cfg.transcripts) if "real_transcripts" in first.revs
+                             else first.notes.get("real_transcripts")),
         "thresholds": asdict(thresholds), "summary": summary, "passed": not failures, "failures": failures,
         "queries": records, "semantic": semantic_section(runs), "duration_s": round(time.perf_counter() - t0, 2),
     }

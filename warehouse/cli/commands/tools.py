@@ -68,7 +68,7 @@ def demo(
 # -- eval / bench (golden set, benchmarks) ----------------------------------------------------
 @app.command("eval")
 def eval_cmd(
-    golden: Annotated[Path | None, typer.Option(help="Golden set YAML (default golden/queries.yaml).")] = None,
+    golden: Annotated[Path | None, typer.Option(help="Golden set YAML, or a folder of them (default golden/).")] = None,
     generate: Annotated[Path | None, typer.Option(
         "--generate", help="Data folder to generate into or reuse (default: a temp folder per size/seed).")] = None,
     sessions: Annotated[int, typer.Option(min=1)] = 24,
