@@ -228,3 +228,23 @@ def test_actor_profiles_are_embedded_but_never_items(on: Warehouse) -> None:
     assert profiles == docs > 0
     d = q(on, "an agent that reviews database migrations")
     assert all(not i["id"].startswith("actor") for lane in d["lanes"].values() for i in (lane or {}).get("items", []))
+
+
+def test_a_detail_deep_in_a_session_is_found_by_its_passage(on: Warehouse) -> None:
+    """Issue 24: an event's passages are embedded (not only an episode's head), an episode scores as its
+    best passage, and an item found by meaning alone shows that passage as its snippet."""
+    parts = on.sql("SELECT count(*) FILTER (WHERE part > 0), count(*) FILTER (WHERE pos > 0) "
+                   "FROM akw_vec WHERE lane_no = 0")["rows"][0]
+    session, text, pos = on.sql(
+        "SELECT d.session_id, d.text, v.pos FROM akw_vec v JOIN ak_document d USING (doc_id) "
+        "WHERE v.lane_no = 0 AND v.pos > 0 AND NOT contains(d.text, 'REDACTED') ORDER BY v.doc_id, v.pos LIMIT 1",
+        limit=1)["rows"][0]
+    assert parts[0] > 0 and parts[1] > 0, "passages beyond the head are embedded"
+    from warehouse.core.passages import clean, passages
+
+    passage = dict(passages(text))[pos]
+    assert pos > 0 and clean(text)[pos:].startswith(passage)
+    resp = q(on, passage)
+    sims = {i["session_id"]: float(w[5:]) for i in resp["lanes"]["episodes"]["items"] for w in i["why"]
+            if w.startswith("vec: ")}
+    assert sims.get(session, 0) >= 0.9, "the passage's own text finds its session by meaning, as its best unit"

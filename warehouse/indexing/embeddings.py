@@ -1,8 +1,13 @@
 """The semantic lane's vectors (FR-5.1), built in the build child when `semantic.enabled` is on.
 
-Knowledge units, not events: one vector per `episode`, `memory` and `skill` document
-(`sql/build/vec_units.sql`), stored in the generation as `akw_vec(lane_no, doc_id, text_md5,
-vec FLOAT[512])`, sorted by lane. Vectors are cached by the md5 of the unit text: the previous
+Knowledge units: one vector per `episode`, `memory`, `skill` and actor document (its head, part 0:
+`sql/build/vec_units.sql`), and in the episodes lane one per passage of an episode's summary, the
+assistant's messages and the tools' results (parts 1..n, `warehouse/core/passages.py`: ~400 characters,
+at most PER_DOC per document and PASSAGES_PER_EPISODE per episode, deduplicated within it), stored in the
+generation as `akw_vec(lane_no, doc_id, part, pos, text_md5, vec FLOAT[512])`, sorted by lane. An
+episode's similarity is its best unit's (search/vector.py), and `pos` points the snippet at the passage.
+
+Vectors are cached by the md5 of the unit text: the previous
 generation (attached read-only, like the lexical index's term reuse) lends every vector of a
 text it already embedded, so after one changed session only its new units are embedded. Reuse
 needs the same model key (`warehouse.core.embed.model_key`), else everything is embedded again.
@@ -20,7 +25,7 @@ from typing import Any
 
 import duckdb
 
-from warehouse.core import embed, literals
+from warehouse.core import embed, literals, passages
 from warehouse.core.sqlfiles import render_build
 from warehouse.indexing.previous import PREV, attach_previous
 
@@ -38,6 +43,42 @@ def _run(con: duckdb.DuckDBPyConnection, name: str, subs: dict[str, object] | No
     return rows
 
 
+PASSAGES_PER_EPISODE = 48  # the cap of one episode's passages (a long session's tool output is mostly noise)
+FETCH_ROWS = 4096
+
+
+def cut_passages(con: duckdb.DuckDBPyConnection, path: Path) -> int:
+    """Cut the episodes lane's passages (vec_passage_docs.sql order) into a Parquet file at `path`;
+    returns how many. Texts stream in batches; an episode's passages are capped and deduplicated."""
+    import hashlib
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    cols: dict[str, list] = {"doc_id": [], "part": [], "pos": [], "unit_text": [], "text_md5": []}
+    res = con.execute(render_build("vec_passage_docs", {}))
+    grp, seen, kept = None, set(), 0
+    while rows := res.fetchmany(FETCH_ROWS):
+        for doc_id, g, text in rows:
+            if g != grp:
+                grp, seen, kept = g, set(), 0
+            if kept >= PASSAGES_PER_EPISODE:
+                continue
+            for part, (pos, piece) in enumerate(passages.passages(text), 1):
+                md5 = hashlib.md5(piece.encode("utf-8")).hexdigest()
+                if md5 in seen or kept >= PASSAGES_PER_EPISODE:
+                    continue
+                seen.add(md5)
+                kept += 1
+                for k, v in (("doc_id", doc_id), ("part", part), ("pos", pos), ("unit_text", piece), ("text_md5", md5)):
+                    cols[k].append(v)
+    table = pa.table({"doc_id": pa.array(cols["doc_id"], pa.int32()), "part": pa.array(cols["part"], pa.int16()),
+                      "pos": pa.array(cols["pos"], pa.int32()), "unit_text": pa.array(cols["unit_text"], pa.string()),
+                      "text_md5": pa.array(cols["text_md5"], pa.string())})
+    pq.write_table(table, path, compression="zstd")
+    return table.num_rows
+
+
 def build_vectors(con: duckdb.DuckDBPyConnection, prev: Path | None, scratch: Path) -> dict[str, Any]:
     """Embed the units of `ak_document` into `akw_vec`; `scratch` is a file path for the new vectors.
 
@@ -47,6 +88,12 @@ def build_vectors(con: duckdb.DuckDBPyConnection, prev: Path | None, scratch: Pa
     t0 = time.perf_counter()
     key = embed.model_key()
     _run(con, "vec_units", {"max_chars": embed.UNIT_CHARS})
+    cut = scratch.with_name(scratch.name + ".passages")
+    try:
+        n_passages = cut_passages(con, cut)
+        _run(con, "vec_passages", {"path": str(cut)})
+    finally:
+        cut.unlink(missing_ok=True)
     reused = attach_previous(con, prev, "akw_vec_build", key)
     if reused:
         try:
@@ -70,7 +117,8 @@ def build_vectors(con: duckdb.DuckDBPyConnection, prev: Path | None, scratch: Pa
     embed_s = time.perf_counter() - t_embed
     _run(con, "vec_final", {"key": key, "model": embed.MODEL})
     units, distinct = con.execute("SELECT count(*), count(DISTINCT text_md5) FROM akw_vec").fetchone()
-    return {"model": key, "units": int(units), "distinct_texts": int(distinct), "embedded": len(todo),
+    return {"model": key, "units": int(units), "passages": n_passages, "distinct_texts": int(distinct),
+            "embedded": len(todo),
             "reused_from_previous": reused, "model_load_s": round(load_s, 3), "embed_s": round(embed_s, 3),
             "texts_per_s": round(len(todo) / embed_s, 1) if todo and embed_s > 0 else None,
             "seconds": round(time.perf_counter() - t0, 3)}

@@ -47,15 +47,17 @@ def assemble(cur: duckdb.DuckDBPyConnection, gen: generation.Generation, req: Se
              settings: Settings, vec_by_doc: dict[tuple[str, int], float] | None = None,
              semantic: dict[str, LaneSemantic] | None = None,
              unknown_workspaces: Sequence[str] = (), known_workspaces: Sequence[str] = (),
-             details: Mapping[int, dict[str, Any]] | None = None) -> SearchResponse:
+             details: Mapping[int, dict[str, Any]] | None = None,
+             passages: Mapping[tuple[str, int], int] | None = None) -> SearchResponse:
     """The whole response before the budget; `cur` is the plain cursor (item details); `nominated`: the
     episode documents actor profiles nominated (fusion.nominate).
 
     `vec_by_doc` / `semantic` only with semantic.enabled: each item's similarity and each lane's vector state.
     `unknown_workspaces`: workspace filter values that name no workspace (`known_workspaces`: a hint).
-    `details`: the items' rows (items.read_details), when the search read them beside the actor statement."""
+    `details`: the items' rows (items.read_details), when the search read them beside the actor statement.
+    `passages`: (lane, doc_id) -> the offset of the passage that matched by meaning (the item's snippet)."""
     names = {row[0]: row[3] for row in actor_rows}  # every actor of the fused episodes (actors.sql)
-    items = lane_items(cur, req, fused, terms_by_doc, nominated, names, vec_by_doc, details)
+    items = lane_items(cur, req, fused, terms_by_doc, nominated, names, vec_by_doc, details, passages)
     sem = semantic or {}
     profiled = {actor for lane, doc_id, *_, actor in fused if lane == "episodes" and doc_id in nominated}
     actors = actor_answers(req, actor_rows, items["episodes"], profiled, settings.dispatch)

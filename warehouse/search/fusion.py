@@ -148,7 +148,12 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     # ("… переполнение буфера на iya.ru" stays empty; names_a_known_thing). The vector side's gates are calibrated
     # behind this gate: it does not answer an absent topic either
     if unknown_share(groups, df) > MAX_UNKNOWN_SHARE and not names_a_known_thing(groups, idf, df):
-        return Fused([], [], None)
+        if semantic is None or not across_scripts(groups, df):
+            return Fused([], [], None)
+        # the lexicon says absent, but it cannot see across languages: a Russian question about English
+        # work shares no words with it (issue 24). What the few known words matched is no evidence; an
+        # answer by meaning still is, behind the similarity gates
+        hits = [(lane, d, 0.0, []) for lane, d, _, _ in hits]
     # the "match at least 2 groups" gate holds for one document, not for an episode's events together
     min_groups = 2 if len(groups) >= 3 else 1
     one_doc = word_groups_in_one_doc(sess, groups, hits, min_groups)
@@ -252,6 +257,23 @@ def unknown_share(groups: list[list[str]], df: Mapping[str, int]) -> float:
     that no indexed document contains."""
     words = [g for g in groups if not g[0].startswith("=")]
     return sum(not any(t in df for t in g) for g in words) / len(words) if words else 0.0
+
+
+def _script(words: list[str]) -> str | None:
+    """The script most of `words` are written in: "cyrillic", "latin", or None (none has letters)."""
+    cyr = sum(any("\u0400" <= c <= "\u04ff" for c in w) for w in words)
+    lat = sum(any("a" <= c <= "z" for c in w.lower()) for w in words)
+    return None if cyr == lat == 0 else ("cyrillic" if cyr > lat else "latin")
+
+
+def across_scripts(groups: list[list[str]], df: Mapping[str, int]) -> bool:
+    """The words the index has never seen are written in another script than the ones it knows (or, knowing
+    none, they are Cyrillic): a question in one language about work logged in another (issue 24), which no
+    lexicon bridges. Words of the same script that the index lacks name a topic it does not hold."""
+    words = [g for g in groups if not g[0].startswith("=")]
+    unknown = _script([g[0] for g in words if not any(t in df for t in g)])
+    known = _script([next(t for t in g if t in df) for g in words if any(t in df for t in g)])  # as indexed
+    return unknown is not None and unknown != known and (known is not None or unknown == "cyrillic")
 
 
 def names_a_known_thing(groups: list[list[str]], idf: list[float], df: Mapping[str, int]) -> bool:

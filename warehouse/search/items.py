@@ -26,7 +26,7 @@ from warehouse.search.contract import (
     UsedBy,
 )
 from warehouse.search.messages import msg
-from warehouse.search.snippets import make_snippet
+from warehouse.search.snippets import ELLIPSIS, clean, make_snippet
 
 
 def iso(v: Any) -> str | None:
@@ -52,10 +52,13 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
                terms_by_doc: dict[tuple[str, int], list[str]], nominated: set[int],
                actor_names: dict[str, str],
                vec_by_doc: dict[tuple[str, int], float] | None = None,
-               details: Mapping[int, dict[str, Any]] | None = None) -> dict[str, list[Any]]:
+               details: Mapping[int, dict[str, Any]] | None = None,
+               passages: Mapping[tuple[str, int], int] | None = None) -> dict[str, list[Any]]:
     """Lane → its items, in fusion's order; `nominated` episode documents stand for an actor profile's
     match; `actor_names`: actor id → display name; `vec_by_doc` (semantic on) adds `vec: 0.83` to `why`;
-    `details`: read_details of (at least) these items, read here when not given."""
+    `details`: read_details of (at least) these items, read here when not given; `passages`: (lane, doc_id) ->
+    offset in the clean text of the passage that matched by meaning: without a lexical match, the
+    snippet is that passage (the reason the item is here), else the window around the query's terms."""
     if details is None:
         details = read_details(cur, [int(r[1]) for r in fused])
     words = req.query.split()
@@ -64,7 +67,11 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
     for lane, doc_id, doc_key, rrf, rel, coverage, _rank, evidence, _actor in fused:
         d = details[doc_id]
         terms = [t.lstrip("=") for t in terms_by_doc.get((lane, doc_id), [])]
-        snippet = None if locator else make_snippet(d["text"] or "", terms + words, req.budget.snippet_chars)
+        pos = (passages or {}).get((lane, doc_id)) if not terms else None
+        text = clean(d["text"] or "")[pos:] if pos else d["text"] or ""
+        snippet = None if locator else make_snippet(text, terms + words, req.budget.snippet_chars)
+        if snippet and pos:
+            snippet = ELLIPSIS + snippet
         why = [msg("item.lexical", "en", terms=", ".join(terms[:6])),
                msg("item.coverage", "en", coverage=coverage)] if terms else []
         vec = (vec_by_doc or {}).get((lane, doc_id))

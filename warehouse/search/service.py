@@ -266,7 +266,8 @@ class SearchEngine:
         terms_by_doc = {(lane, d): terms for lane, d, _, terms in hits}
         resp = assemble(cur, gen, req, routing, weights, lanes.state, fused, actor_rows, terms_by_doc, nominated,
                         lanes.no_source, self.settings, vec_by_doc, vec.state if vec is not None else None,
-                        ws.unknown, known.names() if ws.unknown else [], details[0].result() if details else None)
+                        ws.unknown, known.names() if ws.unknown else [], details[0].result() if details else None,
+                        vec.passages if vec is not None else None)
         if vec is not None:
             resp.warnings.extend(vec.warnings)
         resp.fusion.feedback_rev = self._feedback.rev  # same index_rev + feedback_rev + trust_rev + request:

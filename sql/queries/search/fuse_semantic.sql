@@ -20,8 +20,11 @@
 -- (tests/test_prepared_statements.py).
 PREPARE akw_fuse_sem AS INSERT INTO _fused
 WITH grps AS (SELECT unnest($10::BIGINT[]) AS mask, unnest($11::DOUBLE[]) AS weight),
-best AS (  -- vec: the group's best similarity (an episode's best unit); _fused.vec, the item's `why`
-    SELECT lane, arg_max(doc_id, (lex, -doc_id)) AS doc_id, bit_or(bits) AS grp_bits, max(vec) AS vec
+best AS (  -- vec: the group's best similarity (an episode's best unit); _fused.vec, the item's `why`.
+           -- The group's document: the best lexical one, else (found by meaning only) the most similar one,
+           -- so the item points at the event whose passage matched
+    SELECT lane, arg_max(doc_id, (lex, coalesce(vec, -1), -doc_id)) AS doc_id, bit_or(bits) AS grp_bits,
+           max(vec) AS vec
     FROM _hits GROUP BY lane, grp
 ),
 matched AS (
