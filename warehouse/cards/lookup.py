@@ -42,14 +42,11 @@ def published(generations: Path) -> Iterator[tuple[duckdb.DuckDBPyConnection, st
         con.close()
 
 
-def rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
-    cur = db.run(con, sql, params or [])
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+rows = db.rows  # the cards read dict rows with parameters as literals (no pandas in a CLI process)
 
 
 def one(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> dict[str, Any] | None:
-    found = rows(con, sql, params)
+    found = rows(con, sql, params or ())
     return found[0] if found else None
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -53,3 +54,10 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object] = ())
         return con.execute(sql)
     con.execute(f"PREPARE akw_run AS {sql}")
     return con.execute(f"EXECUTE akw_run({', '.join(literals.param(p) for p in params)})")
+
+
+def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object] = ()) -> list[dict[str, Any]]:
+    """Every row of `sql` (parameters as in `run`) as a dict by column name."""
+    cur = run(con, sql, params)
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]

@@ -37,9 +37,7 @@ def _short(text: str | None, chars: int) -> str | None:
 
 
 def _rows(con: duckdb.DuckDBPyConnection, name: str, params: list[Any]) -> list[dict[str, Any]]:
-    cur = db.run(con, query_sql(name), params)
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+    return db.rows(con, query_sql(name), params)
 
 
 def _iso(v: Any) -> str | None:

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from warehouse.core import db
 from warehouse.core.errors import KnowledgeError
 from warehouse.core.paths import Paths
 from warehouse.core.settings import Settings
@@ -20,9 +21,7 @@ RUNS = 10  # recent index runs shown
 
 
 def _rows(con: Any, name: str) -> list[dict[str, Any]]:
-    cur = con.execute(query_sql(name))
-    cols = [d[0] for d in cur.description]
-    return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+    return db.rows(con, query_sql(name))
 
 
 def _marts(paths: Paths, snippets: bool) -> dict[str, Any]:
