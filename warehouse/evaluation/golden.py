@@ -155,18 +155,18 @@ def load_golden(path: Path) -> GoldenSet:
     queries: list[Any] = []
     for f in files:
         data = yaml.safe_load(Path(f).read_text(encoding="utf-8"))
-        try:
-            queries += GoldenSet.model_validate(data).queries
-        except ValidationError as e:
-            err = e.errors()[0]
-            where = ".".join(str(p) for p in err["loc"])
-            raise ValueError(f"{f}: {where}: {err['msg']}") from None
+        queries += _validated(f, data).queries
+    return _validated(path, {"schema": SCHEMA, "queries": queries})
+
+
+def _validated(where_from: Path, data: Any) -> GoldenSet:
+    """The golden set in `data`; a problem names `where_from`, the query index and the field."""
     try:
-        return GoldenSet.model_validate({"schema": SCHEMA, "queries": queries})
+        return GoldenSet.model_validate(data)
     except ValidationError as e:
         err = e.errors()[0]
         where = ".".join(str(p) for p in err["loc"])
-        raise ValueError(f"{path}: {where}: {err['msg']}") from None
+        raise ValueError(f"{where_from}: {where}: {err['msg']}") from None
 
 
 # -- resolution against the manifest ---------------------------------------------------------

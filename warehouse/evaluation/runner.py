@@ -112,10 +112,15 @@ def _counts(resp: dict[str, Any]) -> dict[str, int]:
             **{lane: len((lanes.get(lane) or {}).get("items", [])) for lane in ("episodes", "code", "skills")}}
 
 
+def _record(q: GoldenQuery) -> dict[str, Any]:
+    """What every record of a query says, run or skipped."""
+    return {"id": q.id, "kind": q.kind, "lang": q.lang, "slice": q.slice, "mode": q.mode, "text": q.text,
+            "selector": q.expect.selector, "split": q.split, "depth": q.depth}
+
+
 def run_query(wh: homes.Home, resolver: Resolver, q: GoldenQuery, limit: int) -> dict[str, Any]:
     """Search one golden query and score it; an unresolvable expectation is reported as skipped."""
-    rec: dict[str, Any] = {"id": q.id, "kind": q.kind, "lang": q.lang, "slice": q.slice, "mode": q.mode,
-                           "text": q.text, "selector": q.expect.selector, "split": q.split, "depth": q.depth}
+    rec = _record(q)
     exp = resolver.resolve(q)
     filters, problem = resolver.filters(q)
     problem = exp.problem or problem
@@ -187,9 +192,6 @@ class GoldenRun:
     notes: dict[str, str | None] = field(default_factory=dict)  # slice -> why it was skipped (None: ran)
 
 
-def _skipped(q: GoldenQuery, reason: str | None) -> dict[str, Any]:
-    return {"id": q.id, "kind": q.kind, "lang": q.lang, "slice": q.slice, "mode": q.mode, "text": q.text,
-            "selector": q.expect.selector, "split": q.split, "depth": q.depth, "status": "skipped", "reason": reason}
 
 
 def _run_golden(opener: homes.Opener, cfg: EvalConfig, golden: Any, manifest: dict[str, Any], semantic: bool,
@@ -237,7 +239,7 @@ def _run_golden(opener: homes.Opener, cfg: EvalConfig, golden: Any, manifest: di
         say(note or "")
     for q in golden.queries:
         if q.slice in run.notes:
-            run.records.append(_skipped(q, run.notes[q.slice]))
+            run.records.append({**_record(q), "status": "skipped", "reason": run.notes[q.slice]})
             continue
         home, resolver = on.get(q.slice, (wh, run.resolver))
         run.records.append(run_query(home, resolver, q, cfg.limit))
