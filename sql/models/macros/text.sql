@@ -4,13 +4,17 @@
 -- akw_files_text(j): a `files` list of DSH events (`[{path, change}]` or `[{path, description}]`)
 --   as one line per file: `path (change)` / `path — description`.
 -- akw_path_name(p): the last segment of a path (`/home/u/shop-api/` -> `shop-api`), / or \.
+-- Total on any string: the JSON functions only ever see valid JSON or NULL (`akw_valid_json`). DuckDB does
+-- not promise to short-circuit `json_valid(j) AND json_type(j) …` inside one condition; one tool error
+-- that was not JSON ("ERROR 1290 (HY000): …") killed the 1M cold build (issue 27).
+CREATE OR REPLACE MACRO akw_valid_json(j) AS CASE WHEN json_valid(j) THEN j END;
 CREATE OR REPLACE MACRO akw_json_text(j) AS
-    CASE WHEN j IS NOT NULL AND json_valid(j) AND json_type(j) = 'OBJECT'
-         THEN array_to_string(json_extract_string(j, '$.*'), ' ')
+    CASE WHEN json_type(akw_valid_json(j)) = 'OBJECT'
+         THEN array_to_string(json_extract_string(akw_valid_json(j), '$.*'), ' ')
          ELSE j END;
 CREATE OR REPLACE MACRO akw_files_text(j) AS
-    CASE WHEN j IS NOT NULL AND json_valid(j) AND json_type(j) = 'ARRAY'
-         THEN array_to_string(list_transform(json_extract(j, '$[*]'),
+    CASE WHEN json_type(akw_valid_json(j)) = 'ARRAY'
+         THEN array_to_string(list_transform(json_extract(akw_valid_json(j), '$[*]'),
                   f -> json_extract_string(f, '$.path') || coalesce(' (' || json_extract_string(f, '$.change') || ')', '')
                        || coalesce(' — ' || json_extract_string(f, '$.description'), '')), E'\n')
          ELSE j END;
