@@ -5,43 +5,70 @@ The generated fixtures are dated from 2026-09-01 (`akw_fixtures.common.BASE_MS`)
 test home would empty itself from 2027-03 on. `AKW_NOW` pins it (subprocesses inherit it); a test
 about retention sets its own.
 
-The session fixtures below build each shared corpus once per test session (per worker under
-pytest-xdist); a module takes a private `copy()` of the built home (tests/homes.py).
+The session fixtures below build each shared corpus once per test run (once for all pytest-xdist
+workers, under a file lock); a module takes a private `copy()` of the built home (tests/homes.py).
 """
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
-from homes import BuiltHome, built
+from homes import BuiltHome, build_home, built
 
 FIXTURE_NOW = "2026-12-01T00:00:00Z"
 
 os.environ.setdefault("AKW_NOW", FIXTURE_NOW)
 
 
+def _shared(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], BuiltHome]) -> BuiltHome:
+    """Build `name` once per test run, whatever the number of workers: under pytest-xdist the workers'
+    temp folders share a parent, and the first worker to take the lock builds while the others wait
+    and reuse it (each worker would otherwise build every shared corpus again). The folder is only
+    read after (modules copy it), so sharing it across processes is safe."""
+    base = factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-homes"
+    root.mkdir(parents=True, exist_ok=True)
+    folder, done = root / name, root / f"{name}.built"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a half-built one of a worker that died
+            folder.mkdir()
+            home = build(folder)
+            done.write_text(json.dumps({"src": str(home.src), "home": str(home.home)}))
+    paths = json.loads(done.read_text())
+    src = Path(paths["src"])
+    return BuiltHome(src, Path(paths["home"]), json.loads((src / "manifest.json").read_text(encoding="utf-8")))
+
+
 @pytest.fixture(scope="session")
 def home24(tmp_path_factory: pytest.TempPathFactory) -> BuiltHome:
     """24 sessions, seed 7, semantic lane off: the corpus the search, cards and dispatch tests ask of."""
-    return built(tmp_path_factory.mktemp("home24"), sessions=24, seed=7)
+    return _shared(tmp_path_factory, "home24", lambda d: built(d, sessions=24, seed=7))
 
 
 @pytest.fixture(scope="session")
 def home24_on(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> BuiltHome:
     """The same sources with the semantic lane on (skipped without the [semantic] extra)."""
-    from homes import build_home
-
     from warehouse.core import embed
 
     if not embed.installed():
         pytest.skip("the [semantic] extra is not installed")
-    home = tmp_path_factory.mktemp("home24-on") / "akw"
-    build_home(home24.src, home, semantic=True)
-    return BuiltHome(home24.src, home, home24.manifest)
+
+    def build(folder: Path) -> BuiltHome:
+        build_home(home24.src, folder / "akw", semantic=True)
+        return BuiltHome(home24.src, folder / "akw", home24.manifest)
+
+    return _shared(tmp_path_factory, "home24-on", build)
 
 
 @pytest.fixture(scope="session")
 def small(tmp_path_factory: pytest.TempPathFactory) -> BuiltHome:
     """6 sessions, seed 3: the small home of the CLI, notebook, report, quality and lifecycle tests."""
-    return built(tmp_path_factory.mktemp("small"), sessions=6, seed=3)
+    return _shared(tmp_path_factory, "small", lambda d: built(d, sessions=6, seed=3))

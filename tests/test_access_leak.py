@@ -52,19 +52,21 @@ def test_markers_are_real(wh: Warehouse, marks: dict[str, set[str]]) -> None:
 @pytest.mark.parametrize("who", WHO)
 def test_no_cross_leak_in_search_cards_and_dispatch(wh: Warehouse, marks: dict[str, set[str]], who: str) -> None:
     me = as_(wh, who)
-    opened = 0
+    found: set[tuple[str, str]] = set()
     for query in QUERIES:
         for mode in MODES:
             resp = q(me, query, mode=mode, trace=True)
             assert leaks(resp, marks[who]) == [], (query, mode)
-            for kind, ident in _ids(resp):
-                try:
-                    card = me.get(kind, ident)
-                except KnowledgeError as e:
-                    assert e.code == Code.NOT_FOUND.value  # a card drawing on others' work is not shown
-                    continue
-                opened += 1
-                assert leaks(card, marks[who]) == [], (kind, ident)
+            found.update(_ids(resp))
+    opened = 0
+    for kind, ident in sorted(found):  # each id once: a card is the same whichever query named it
+        try:
+            card = me.get(kind, ident)
+        except KnowledgeError as e:
+            assert e.code == Code.NOT_FOUND.value  # a card drawing on others' work is not shown
+            continue
+        opened += 1
+        assert leaks(card, marks[who]) == [], (kind, ident)
     assert opened > 5, "some cards of the principal's own work open"
     task = {"title": "Restore MySQL root access",
             "text": "root gets ERROR 1045; restore access with mysql-access-restore"}

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import cli_run
 import pytest
 from homes import BuiltHome
 
@@ -76,9 +77,9 @@ def _sql(wh: Warehouse, q: str) -> list[list[Any]]:
 
 
 def _cli(wh: Warehouse, *args: str, stdin: bytes | None = None) -> tuple[int, dict[str, Any]]:
-    r = subprocess.run([str(AKW), "--dsh-home", str(wh.paths.dsh_home), "--autoclaw-root", str(wh.paths.autoclaw_root),
-                        "--home", str(wh.paths.home), *args, "--json"], input=stdin, capture_output=True, timeout=120)
-    return r.returncode, json.loads(r.stdout)
+    """`akw --dsh-home … --autoclaw-root … --home … ARGS --json`, the app in-process (tests/cli_run.py)."""
+    return cli_run.akw_json("--dsh-home", str(wh.paths.dsh_home), "--autoclaw-root", str(wh.paths.autoclaw_root),
+                            "--home", str(wh.paths.home), *args, stdin=stdin)
 
 
 def _codes(doc: dict[str, Any]) -> list[str]:

@@ -324,11 +324,16 @@ def test_the_server_process_runs_with_the_malloc_tunable(wh: Warehouse) -> None:
 def test_forget_needs_confirmation(wh: Warehouse, tmp_path: Path) -> None:
     w = copy_home(wh, tmp_path)
     session = w.search_text("restore MySQL root access")["lanes"]["episodes"]["items"][0]["session_id"]
-    dry = call(w, "knowledge_forget", {"kind": "session", "id": session})
+
+    async def body(c: Client) -> Any:  # one server: the dry run, the check in between, the forget
+        dry = await c.call_tool("knowledge_forget", {"kind": "session", "id": session})
+        kept = session in {i["session_id"] for i in w.search_text("restore MySQL root access")["lanes"]
+                           ["episodes"]["items"]}
+        return dry, kept, await c.call_tool("knowledge_forget", {"kind": "session", "id": session, "confirm": True})
+
+    dry, kept, done = with_client(w, body)
     assert not dry.is_error
-    assert session in {i["session_id"] for i in w.search_text("restore MySQL root access")["lanes"]["episodes"]
-                       ["items"]}  # a dry run removes nothing
-    done = call(w, "knowledge_forget", {"kind": "session", "id": session, "confirm": True})
+    assert kept  # a dry run removes nothing
     assert not done.is_error, json.dumps(done.structured_content)[-1500:]
     w2 = Warehouse(w.paths)  # a fresh handle: nothing cached from before the forget
     assert session not in {i["session_id"] for i in w2.search_text("restore MySQL root access")["lanes"]["episodes"]
@@ -339,6 +344,12 @@ def test_feedback_is_recorded(wh: Warehouse, tmp_path: Path) -> None:
     w = copy_home(wh, tmp_path)
     resp = w.search_text("restore MySQL root access")
     item = resp["lanes"]["episodes"]["items"][0]["id"]
-    r = call(w, "knowledge_feedback", {"result_id": item, "useful": True, "request_id": resp.get("request_id")})
+
+    async def body(c: Client) -> Any:
+        return (await c.call_tool("knowledge_feedback", {"result_id": item, "useful": True,
+                                                         "request_id": resp.get("request_id")}),
+                await c.call_tool("knowledge_feedback", {"result_id": item}))
+
+    r, bad = with_client(w, body)
     assert not r.is_error
-    assert _error(call(w, "knowledge_feedback", {"result_id": item}))["code"] == "KNOWLEDGE_INVALID_REQUEST"
+    assert _error(bad)["code"] == "KNOWLEDGE_INVALID_REQUEST"

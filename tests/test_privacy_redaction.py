@@ -1,9 +1,10 @@
 """AC-10 proof: no canary the generator plants survives anywhere under AKW_HOME or in any CLI output.
 
-The run goes through the real CLI in subprocesses (reindex, search, get, dispatch dry run and commit,
-sql, status, sources). Then every file under AKW_HOME is scanned twice: its raw bytes, and its decoded values
-(every Parquet column read with pyarrow, every DuckDB table dumped), because Parquet pages and
-DuckDB blocks are compressed and a raw grep alone could miss a secret. Logs (stderr, `logs/`,
+The run goes through the real CLI (reindex in a process of its own; search, get, dispatch dry run and
+commit, sql, status, sources through the same app in-process, tests/cli_run.py). Then every file under
+AKW_HOME is scanned twice: its raw bytes, and its decoded values (every Parquet column read with
+pyarrow, every DuckDB table dumped), because Parquet pages and DuckDB blocks are compressed and a raw
+grep alone could miss a secret. Logs (stderr, `logs/`,
 `state/*.jsonl`) must carry no query and no source text either.
 """
 
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import akw_fixtures
+import cli_run
 import pyarrow.parquet as pq
 import pytest
 from akw_fixtures.canaries import BUNDLE_KINDS, Canaries
@@ -47,21 +49,27 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("ac10")
     manifest = akw_fixtures.generate(root / "src", sessions=SESSIONS, seed=SEED)
     home = root / "akw"
-    env = {**os.environ, "DSH_HOME": str(root / "src" / "dsh"), "AUTOCLAW_ROOT": str(root / "src" / "autoclaw"),
-           "AKW_HOME": str(home)}
+    paths = {"DSH_HOME": str(root / "src" / "dsh"), "AUTOCLAW_ROOT": str(root / "src" / "autoclaw"),
+             "AKW_HOME": str(home)}
+    env = {**os.environ, **paths}
     calls: list[dict[str, Any]] = []
 
-    def akw(*args: str, stdin: str | None = None) -> Any:
-        p = subprocess.run([str(AKW), *args, "--json"], env=env, capture_output=True, text=True, input=stdin,
-                           timeout=600, check=False)
-        calls.append({"args": args, "rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr})
-        assert p.returncode == 0, (args, p.stdout[-2000:], p.stderr[-2000:])
-        return json.loads(p.stdout)
+    def akw(*args: str, stdin: str | None = None, process: bool = False) -> Any:
+        if process:  # the installed entry point in a process of its own (its logging set up at start)
+            p = subprocess.run([str(AKW), *args, "--json"], env=env, capture_output=True, text=True, input=stdin,
+                               timeout=600, check=False)
+            code, out, err = p.returncode, p.stdout, p.stderr
+        else:  # the same app in-process (tests/cli_run.py): no interpreter start per call
+            r = cli_run.run(*args, "--json", env=paths, stdin=stdin)
+            code, out, err = r.code, r.stdout, r.stderr
+        calls.append({"args": args, "rc": code, "stdout": out, "stderr": err})
+        assert code == 0, (args, out[-2000:], err[-2000:])
+        return json.loads(out)
 
     def sql(q: str) -> list[list[Any]]:
         return akw("sql", q, "--limit", "100000")["rows"]
 
-    akw("reindex")
+    akw("reindex", process=True)
     for q, mode in QUERIES:
         akw("search", q, "--mode", mode)
     where = [c["where"] for c in manifest["canaries"]]

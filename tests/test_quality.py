@@ -4,12 +4,10 @@ to a copy of a generation's marts is caught by the expectation that names it."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
+import cli_run
 import duckdb
 import pytest
 from homes import BuiltHome
@@ -19,8 +17,6 @@ from warehouse.home import generation
 from warehouse.indexing.transform import discover
 from warehouse.quality.checks import KINDS, MARTS, checks
 from warehouse.quality.run import run_quality
-
-AKW = Path(sys.executable).with_name("akw")
 
 
 def one(table: str, where: str = "true") -> str:
@@ -142,22 +138,18 @@ def test_the_cli_exits_non_zero_on_a_damaged_home(wh: Warehouse, tmp_path: Path)
     for sql in statements:
         con.execute(sql)
     con.close()
-    env = {**os.environ, "AKW_HOME": str(home), "DSH_HOME": str(wh.paths.dsh_home),
-           "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root)}
-    r = subprocess.run([str(AKW), "quality", "--out", str(tmp_path / "reports"), "--json"], env=env,
-                       capture_output=True, text=True, timeout=300, check=False)
-    assert r.returncode == 1, r.stderr
-    doc = json.loads(r.stdout)
+    env = {"AKW_HOME": str(home), "DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root)}
+    r = cli_run.run("quality", "--out", str(tmp_path / "reports"), "--json", env=env)  # the app in-process
+    assert r.code == 1, r.stderr
+    doc = r.doc()
     assert doc["success"] is False and check in doc["failed"]
     assert (tmp_path / "reports" / f"quality-{gen.index_rev}.json").is_file()
 
 
 def test_a_home_without_an_index_is_not_ready(tmp_path: Path) -> None:
-    env = {**os.environ, "AKW_HOME": str(tmp_path / "akw"), "DSH_HOME": str(tmp_path / "dsh"),
-           "AUTOCLAW_ROOT": str(tmp_path / "ac")}
-    r = subprocess.run([str(AKW), "quality", "--out", str(tmp_path / "reports"), "--json"], env=env,
-                       capture_output=True, text=True, timeout=120, check=False)
-    assert r.returncode == 2 and json.loads(r.stdout)["errors"][0]["code"] == "KNOWLEDGE_NOT_READY"
+    env = {"AKW_HOME": str(tmp_path / "akw"), "DSH_HOME": str(tmp_path / "dsh"), "AUTOCLAW_ROOT": str(tmp_path / "ac")}
+    r = cli_run.run("quality", "--out", str(tmp_path / "reports"), "--json", env=env)
+    assert r.code == 2 and r.doc()["errors"][0]["code"] == "KNOWLEDGE_NOT_READY"
 
 
 def test_a_secret_in_the_lake_is_caught(wh: Warehouse, tmp_path: Path) -> None:
