@@ -163,7 +163,7 @@ def test_forget_removes_the_semantic_vectors(home) -> None:
 
 
 def test_a_dispatch_package_naming_a_forgotten_session_is_removed(home) -> None:
-    from warehouse.api import DEMO_DISPATCH
+    from warehouse.evaluation.demo import DEMO_DISPATCH
 
     wh, env = home
     request = wh.paths.home.parent / "dispatch.json"

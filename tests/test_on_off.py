@@ -12,7 +12,7 @@ import pytest
 from cli_run import akw_json
 from homes import BuiltHome
 
-from warehouse.api import DEMO_DISPATCH
+from warehouse.evaluation.demo import DEMO_DISPATCH
 
 
 def akw(env: dict[str, str], *args: str) -> tuple[int, dict[str, Any]]:
