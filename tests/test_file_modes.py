@@ -43,7 +43,9 @@ def test_every_file_is_0600_and_every_folder_0700_under_umask_000(tmp_path: Path
            "text": "root gets ERROR 1045"}, "target": "auto", "dry_run": False, "commit": True, "confirm": True}
     run("dispatch", "--request", "-", stdin=json.dumps(req))
     run("reindex", "--mode", "full")
+    run("report", "--out", str(home / "reports"))  # issue 25: was 0777/0666 under umask 000
     modes = _modes(home)
+    assert any(k.startswith("reports/report-") for k in modes)
     assert any(k.startswith("lake/bronze/") for k in modes) and any(k.startswith("outbox/") for k in modes)
     assert any(k.startswith("generations/gen-") for k in modes)
     bad = {k: oct(m) for k, m in modes.items() if m != (0o700 if k == "." or k.endswith("/") else 0o600)}

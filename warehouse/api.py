@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,28 +25,6 @@ if TYPE_CHECKING:  # the extract stack (polars, pyarrow) is imported only by pro
 
 Log = Callable[[str], None]
 FixtureProgress = Callable[[int, int], None]  # (done, total) of the fixture generator
-
-# the scenarios `akw demo` runs: (title, query, mode)
-DEMO_SCENARIOS = (
-    ("UJ-1 who already migrated iya.ru?", "Кто уже занимался переносом сайта iya.ru на новый сервер?", "auto"),
-    ("UJ-2 everything about the deploy-iya-ru skill", "deploy-iya-ru skill for a deployment", "find_skill"),
-    ("UJ-4 what do we know about TLS certificates?", "what do we know about renewing TLS certificates", "auto"),
-)
-# UJ-3 "hand the task to the best performer": a dry run, then a confirmed commit of the same request
-DEMO_DISPATCH_TITLE = "UJ-3 hand a task to the best performer (dry run → commit → outbox package)"
-DEMO_DISPATCH = {
-    "schema": "knowledge.dispatch/v1",
-    "dispatch_id": "demo-uj3-mysql-access",
-    "task": {"title": "Restore MySQL root access on 176.99.5.35",
-             "text": "root gets ERROR 1045 on 176.99.5.35; restore access with mysql-access-restore",
-             "acceptance": ["root can log in with the new password", "no database is lost"],
-             "constraints": ["do not restart production MySQL during business hours"]},
-    "target": "auto",
-}
-
-
-DEMO_RETENTION_DAYS = 36500  # the demo's generated sessions are dated 2026-09 and must not age out
-
 
 def _parse(request: dict[str, Any] | str) -> SearchRequest:
     """Validate a request; hostile shapes that escape pydantic are still `KNOWLEDGE_INVALID_REQUEST`."""
@@ -111,6 +89,14 @@ class Warehouse:
         """The caller's access scope; None with access off. Access on and no principal: refused."""
         return scope_for(self.settings, self.principal, (self.paths.dsh_home, self.paths.autoclaw_root))
 
+    def _require_admin(self, operation: str) -> None:
+        """Under access control a whole-home operation is an admin principal's (docs/access.md "Whole-home
+        operations"): no principal is KNOWLEDGE_NO_PRINCIPAL, any other KNOWLEDGE_ACCESS_DENIED."""
+        scope = self._scope()
+        if scope is not None and not self.settings.access.is_admin(scope.principal):
+            raise KnowledgeError(Code.ACCESS_DENIED, f"{operation} acts on the whole home: under access control "
+                                 "only a principal of access.admins may run it")
+
     def _requester(self, default: str) -> str:
         scope = self._scope()
         return f"principal:{scope.principal}" if scope is not None else default
@@ -139,6 +125,7 @@ class Warehouse:
         from warehouse.extract import run_extract  # imported on use: search-only processes stay light
 
         self._require_enabled()
+        self._require_admin("extract")
         return run_extract(self.paths, self.settings, sources=sources, progress=progress)
 
     def reindex(self, mode: str = "incremental", progress: Progress | None = None,
@@ -146,6 +133,7 @@ class Warehouse:
         """`snapshot` (team backend): rebuild from that team-catalog snapshot, for audits (time travel)."""
         from warehouse.pipeline.reindex import reindex
 
+        self._require_admin("reindex")
         return reindex(self.paths, self.settings, mode=mode, progress=progress, wait_s=wait_s, snapshot=snapshot)
 
     # -- the team lake (ADR 0013) ---------------------------------------------------
@@ -182,7 +170,43 @@ class Warehouse:
     def status(self) -> dict[str, Any]:
         from warehouse.home.status import status
 
-        return status(self.paths, self.settings)
+        doc = status(self.paths, self.settings)
+        if not self.settings.access.enabled:
+            return doc
+        try:
+            narrowed = self._narrowed() is not None
+        except KnowledgeError:  # no principal: status still answers (health and totals), naming no unit
+            doc["errors"] = []
+            if (doc.get("last_run") or {}).get("errors"):
+                doc["last_run"]["errors"] = []
+            return doc
+        if narrowed:  # a unit of another's is not named to it
+            doc["errors"] = self._own_units(doc.get("errors") or [])
+            if (doc.get("last_run") or {}).get("errors"):
+                doc["last_run"]["errors"] = self._own_units(doc["last_run"]["errors"])
+        return doc
+
+    def _narrowed(self) -> Scope | None:
+        """The scope when the caller sees only part of the home (access on, not an admin); else None."""
+        scope = self._scope()
+        return None if scope is None or self.settings.access.is_admin(scope.principal) else scope
+
+    def _own_units(self, units: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The source units the caller may be told of (search/access.visible_units); none before a build."""
+        from warehouse.home import generation
+        from warehouse.search.access import view_on, visible_units
+
+        scope = self._narrowed()
+        if scope is None:
+            return units
+        try:
+            con, _gen = generation.open_current(self.paths.generations)
+        except KnowledgeError:
+            return []
+        try:
+            return visible_units(con, view_on(con, scope), units)
+        finally:
+            con.close()
 
     def sql(self, query: str, limit: int = 1000) -> dict[str, Any]:
         """Run one read-only statement on the published generation (no file or network access from SQL),
@@ -244,32 +268,10 @@ class Warehouse:
         """`knowledge_feedback` (FR-9): useful / not useful for a result id a search returned, optionally in
         the context of its request id and the actor/skill that was chosen. Stores ids, the verdict and the
         time only; ranking moves by a bounded boost (docs/search.md "Feedback")."""
-        from warehouse.core.literals import text
-        from warehouse.core.sqlfiles import render
-        from warehouse.home import feedback
+        from warehouse.search.feedback_record import record
 
         self._require_enabled()
-        kind = feedback.kind_of(result_id)
-        request_id = feedback.check_request_id(request_id)
-        if chosen is not None and feedback.kind_of(chosen) not in ("actor", "skill"):
-            raise KnowledgeError(Code.INVALID_REQUEST, "chosen: an actor or skill id", field="chosen")
-        cur, gen = self.engine.reader()
-        try:
-            for field, ident in (("result_id", result_id), ("chosen", chosen)):
-                if ident is not None and cur.execute(render("feedback_target", id=text(ident))
-                                                     ).fetchone() is None:
-                    raise KnowledgeError(Code.NOT_FOUND, f"{field}: no such {feedback.kind_of(ident)} in the index",
-                                         field=field, index_rev=gen.index_rev)
-        finally:
-            cur.close()
-        record = feedback.append(self.paths, result_id, useful, request_id, chosen)
-        self.engine.feedback_changed()
-        useful_n, not_useful_n = feedback.votes(feedback.read_all(self.paths)).get(result_id, (0, 0))
-        score = feedback.scores(feedback.read_all(self.paths)).get(result_id, 0.0)
-        return {"recorded": True, "feedback_id": record["feedback_id"], "result_id": result_id, "kind": kind,
-                "useful": record["useful"], "request_id": request_id, "chosen": chosen, "at": record["at"],
-                "votes": {"useful": useful_n, "not_useful": not_useful_n},
-                "boost": round(1 + feedback.FEEDBACK_BOOST * score, 6), "index_rev": gen.index_rev}
+        return record(self.paths, self.engine, result_id, useful, request_id, chosen, scope=self._scope())
 
     def dispatch(self, request: dict[str, Any] | str, requested_by: str | None = None) -> dict[str, Any]:
         """`knowledge_dispatch` v1: a plan (dry run), or on an explicit commit one recorded plan + handoff package.
@@ -313,7 +315,7 @@ class Warehouse:
 
     def sources(self) -> dict[str, Any]:
         self._require_enabled()
-        units = load_all_units(self.paths.state_dir)
+        units = self._own_units(load_all_units(self.paths.state_dir))
         summary: dict[str, dict[str, int]] = {}
         for u in units:
             s = summary.setdefault(u["source"], {"units": 0, "ok": 0, "error": 0, "excluded": 0})
@@ -330,78 +332,19 @@ class Warehouse:
     # -- schedule (docs/operations.md "Schedule") --------------------------------------------------
     def schedule_show(self, now: datetime | None = None) -> dict[str, Any]:
         """The next slots, the last run, what is due now; answers when disabled too (it says so)."""
-        from warehouse.home import schedule as sch
-        from warehouse.home.runs import read_runs
+        from warehouse.home.scheduled import show
 
-        now = (now or datetime.now(UTC)).astimezone(UTC)
-        s = self.settings.schedule
-        tz = sch.zone(s.timezone)
-        runs = read_runs(self.paths)
-        d = sch.due(s, runs, sch.read_state(self.paths), now, at_start=True)
-        last = runs[-1] if runs else None
-        return {
-            "enabled": self.settings.enabled, "mode": s.mode, "times": list(s.times), "timezone": s.timezone,
-            "zone": sch.zone_name(s.timezone), "catch_up": s.catch_up, "stale_after_hours": s.stale_after_hours,
-            "run_on_start_if_stale": s.run_on_start_if_stale, "reports": self.settings.reports.on_schedule,
-            "now": now.astimezone(tz).isoformat(),
-            "next_runs": [t.astimezone(tz).isoformat() for t in sch.next_runs(s, now)] if self.settings.enabled else [],
-            "last_run": {k: last.get(k) for k in ("run_id", "mode", "outcome", "started_at", "finished_at",
-                                                    "duration_s", "index_rev")} if last else None,
-            "last_scheduled": sch.read_state(self.paths) or None,
-            "stale": d.stale,
-            "due": {"due": self.settings.enabled and d.reason is not None,
-                    "reason": d.reason if self.settings.enabled else "disabled",
-                    "slot": d.slot.astimezone(tz).isoformat() if d.slot and self.settings.enabled else None},
-        }
+        return show(self.paths, self.settings, now)
 
     def schedule_run_due(self, now: datetime | None = None, at_start: bool = True) -> dict[str, Any]:
-        """Run the due job once (the latest missed slot, or a stale index at start) and return.
+        """Run the due job once (the latest missed slot, or a stale index at start) and return; a good
+        run writes the report into `reports/` under the home when `reports.on_schedule` is set."""
+        from warehouse.home.scheduled import run_due
 
-        Under the schedule's starter lock, so two starters never run one slot twice; the reindex takes
-        the index lock (a manual reindex holding it → `locked`, retried by the next start). A disabled
-        warehouse runs nothing and says so. Retention purges happen inside reindex."""
-        from warehouse.home import schedule as sch
-        from warehouse.home.runs import read_runs
-
-        now = (now or datetime.now(UTC)).astimezone(UTC)
-        tz = sch.zone(self.settings.schedule.timezone)
-        doc: dict[str, Any] = {"ran": False, "now": now.astimezone(tz).isoformat(), "reason": None, "slot": None}
-        if not self.settings.enabled:
-            return {**doc, "reason": "disabled", "code": Code.DISABLED.value,
-                    "message": "agent-knowledge is disabled: nothing runs (akw config set enabled=true)"}
-        with sch.starter_lock(self.paths) as mine:
-            if not mine:
-                return {**doc, "reason": "busy", "message": "another scheduler is starting a run"}
-            state = sch.read_state(self.paths)
-            d = sch.due(self.settings.schedule, read_runs(self.paths), state, now, at_start)
-            if d.reason is None:
-                nxt = sch.next_runs(self.settings.schedule, now, 1)
-                return {**doc, "reason": "not_due", "next_run": nxt[0].astimezone(tz).isoformat() if nxt else None}
-            doc.update(reason=d.reason, slot=d.slot.astimezone(tz).isoformat() if d.slot else None)
-            try:
-                run = self.reindex(mode="incremental")
-                result: dict[str, Any] = {k: run.get(k) for k in ("run_id", "outcome", "index_rev", "duration_s",
-                                                                  "generation")}
-            except KnowledgeError as e:
-                if e.code == Code.LOCKED.value:
-                    return {**doc, "reason": "locked", "error": e.to_dict()}
-                result = {"outcome": "failed", "error": e.to_dict()}
-            # (a KeyboardInterrupt — the daemon abandoning a run — records nothing: the slot stays due)
-            if self.settings.reports.on_schedule and result.get("outcome") in ("published", "noop"):
-                result["report"] = self._scheduled_report()
-            sch.write_state(self.paths, {"last_slot": d.slot.isoformat() if d.slot else state.get("last_slot"),
-                                         "last_started_at": now.isoformat(), "last_reason": d.reason,
-                                         "last_outcome": result.get("outcome"), "last_run_id": result.get("run_id")})
-            return {**doc, "ran": True, "run": result}
-
-    def _scheduled_report(self) -> dict[str, Any]:
-        """`akw report` after a good scheduled run (reports.on_schedule), into `reports/` under the home;
-        a report that cannot be written is said in the run's answer, it never fails the run."""
-        try:
-            doc = self.report(self.paths.reports_dir)
-            return {"files": doc.get("files"), "index_rev": doc.get("index_rev")}
-        except KnowledgeError as e:
-            return {"error": e.to_dict()}
+        if self.settings.enabled:
+            self._require_admin("schedule run-due")
+        return run_due(self.paths, self.settings, lambda: self.reindex(mode="incremental"),
+                       lambda: self.report(self.paths.reports_dir), now, at_start)
 
     def schedule_install(self) -> dict[str, Any]:
         """A crontab line and a systemd user timer + service that call `akw schedule run-due` (installs nothing)."""
@@ -417,6 +360,13 @@ class Warehouse:
         from warehouse.lifecycle.forget import forget
 
         self._require_enabled()
+        if kind == "all":
+            self._require_admin("forget all")
+        scope = self._narrowed()
+        if scope is not None:  # access on, not an admin: only what it sees in full, checked before anything goes
+            from warehouse.lifecycle.forget import check_rights, resolve
+
+            check_rights(self.paths, resolve(self.paths, kind, id), scope)
         team = None
         if self.settings.lake.backend == "ducklake":
             # the shared lake first: the local rebuild reads a catalog snapshot, which must not hold it.
@@ -433,12 +383,15 @@ class Warehouse:
         """Delete the derived index (generations, lake, state); works enabled or disabled."""
         from warehouse.lifecycle.delete import delete_index
 
+        self._require_admin("index delete")
         self._engine = None
         return delete_index(self.paths, confirm=confirm)
 
     def disable(self, keep_index: bool = True) -> dict[str, Any]:
         """Turn the warehouse off (`enabled: false`), keeping the index for a rebuild-free `enable` or deleting it."""
         doc: dict[str, Any] = {"enabled": False, "index_kept": keep_index}
+        if not keep_index:
+            self._require_admin("disable --delete-index")  # before anything changes
         self.config_set(["enabled=false"])
         if not keep_index:
             doc["deleted"] = self.delete_index(confirm=True)["removed"]
@@ -478,6 +431,7 @@ class Warehouse:
         from warehouse.quality.run import run_quality
 
         self._require_enabled()
+        self._require_admin("quality")
         gen = generation.current(self.paths.generations)
         if gen is None:
             raise KnowledgeError(Code.NOT_READY, "no index generation is published yet (run `akw reindex`)")
@@ -488,13 +442,18 @@ class Warehouse:
         """Write report-<index_rev>.html (self-contained, inline SVG charts) and .md into `out_dir`: status and
         coverage, degradations, golden metrics and trend, benchmarks, top actors/skills, recent runs.
         `reports_dir` holds the eval/bench/quality files read (default `out_dir`)."""
+        from warehouse.core.paths import private_dir
         from warehouse.reports.collect import collect
         from warehouse.reports.render import render
 
+        self._require_admin("report")
+        private = Path(out_dir).resolve().is_relative_to(self.paths.home.resolve())  # under AKW_HOME: 0700/0600
+        if private:
+            private_dir(Path(out_dir))
         out = _writable_dir(Path(out_dir), "out")
         doc = collect(self.paths, self.settings, Path(reports_dir) if reports_dir is not None else out)
         return {"index_rev": doc["status"]["index_rev"], "state": doc["status"]["state"],
-                "snippets": doc["snippets"], "files": render(doc, out)}
+                "snippets": doc["snippets"], "files": render(doc, out, private=private)}
 
     def reports(self, reports_dir: Path = Path("reports")) -> dict[str, Any]:
         """The eval, bench and quality report files in `reports_dir` as histories, oldest first."""
@@ -520,24 +479,9 @@ class Warehouse:
              log: Log | None = None) -> dict[str, Any]:
         """Generate data into `out` (unless present), index it, run the UJ-1/2/4 searches, the UJ-3 dispatch
         (dry run, confirmed commit, the outbox package) and UJ-5 status."""
-        out = _writable_dir(Path(out), "out")
-        if not (out / "manifest.json").exists():
-            if log:
-                log(f"generating {sessions} sessions (seed {seed}) into {out}/ …")
-            cls.generate_fixtures(out, sessions=sessions, seed=seed)
-        wh = cls.open(out / "dsh", out / "autoclaw", out / "akw-home")
-        if wh.settings.retention_days < DEMO_RETENTION_DAYS:  # the generated work is dated 2026-09: keep it
-            wh.config_set([f"retention_days={DEMO_RETENTION_DAYS}"])
-        doc: dict[str, Any] = {"reindex": wh.reindex(progress=progress)}
-        doc["env"] = {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
-                      "AKW_HOME": str(wh.paths.home)}
-        doc["scenarios"] = {name: wh.search(search_request(q, mode, 6)) for name, q, mode in DEMO_SCENARIOS}
-        plan = wh.dispatch({**DEMO_DISPATCH, "dry_run": True}, requested_by="demo")
-        commit = wh.dispatch({**DEMO_DISPATCH, "dry_run": False, "commit": True, "confirm": True}, requested_by="demo")
-        doc["dispatch"] = {"title": DEMO_DISPATCH_TITLE, "dry_run": plan, "commit": commit,
-                           "outbox": wh.dispatch_show(DEMO_DISPATCH["dispatch_id"])}
-        doc["status"] = wh.status()
-        return doc
+        from warehouse.evaluation.demo import run_demo
+
+        return run_demo(cls, _writable_dir(Path(out), "out"), sessions, seed, progress, log)
 
     @staticmethod
     def eval(golden: Path | None = None, data_dir: Path | None = None, sessions: int = 24, seed: int = 7,

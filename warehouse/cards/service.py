@@ -67,8 +67,12 @@ def get_card(paths: Paths, settings: Settings, kind: str, ident: str, task: str 
     with published(paths.generations) as (con, rev):
         try:
             doc = card_dict(_build(con, rev, paths, settings, kind, ident, task, source, budget))
-            if scope is not None and invisible(doc, view_on(con, scope)):
-                raise not_found(kind, ident, rev)
+            if scope is not None:
+                view = view_on(con, scope)
+                if invisible(doc, view) or (kind == "code" and doc["id"] not in view.chunks):
+                    raise not_found(kind, ident, rev)
+                if kind == "code":  # a neighbour in the same file is the same right's; held to it all the same
+                    doc["neighbours"] = [n for n in doc["neighbours"] if n["id"] in view.chunks]
         except KnowledgeError as e:
             if scope is None or e.code != Code.NOT_FOUND.value:
                 raise

@@ -73,6 +73,10 @@ def refusing_hostile_input() -> Iterator[None]:
         yield
     except RecursionError:
         raise KnowledgeError(Code.INVALID_REQUEST, "request is nested too deeply", field="$") from None
+    except ValueError as e:  # json's guard against quadratic int parsing (sys.int_info.default_max_str_digits)
+        if "integer string conversion" not in str(e):
+            raise
+        raise KnowledgeError(Code.INVALID_REQUEST, "request holds a number with too many digits", field="$") from None
     except PydanticSerializationError:
         raise KnowledgeError(Code.INVALID_REQUEST, "request text is not valid Unicode (a lone surrogate)",
                              field="$") from None

@@ -114,6 +114,16 @@ class Rights(_Strict):
     writers: list[str] | None = None
 
 
+def _principal(v: str | None) -> str | None:
+    """A principal is an e-mail address (blank: none)."""
+    v = (v or "").strip()
+    if not v:
+        return None
+    if len(v) > 320 or not re.fullmatch(r"[^@\s\x00]+@[^@\s\x00]+", v):
+        raise ValueError("principal must be an e-mail address")
+    return v
+
+
 class Access(_Strict):
     """Access control (issue 16, seed 004): off = single user, the local user sees everything local.
 
@@ -124,6 +134,9 @@ class Access(_Strict):
     enabled: bool = False
     principal: str | None = None
     principals: dict[str, Rights] = Field(default_factory=dict)
+    # who may run the whole-home operations under access control (reindex, forget all, index delete,
+    # disable --delete-index, scheduled runs, report, quality): everyone else is KNOWLEDGE_ACCESS_DENIED
+    admins: list[str] = Field(default_factory=list)
     hidden_hints: bool = True  # say "something relevant exists in system X, author Y" (content-free)
     live_check: bool = True  # late-binding trim: re-check the final items against the live sources
     count_hits: bool = True  # access_counter: +1 per entity returned or opened (AKW_HOME/access/counter.sqlite)
@@ -131,12 +144,40 @@ class Access(_Strict):
     @field_validator("principal")
     @classmethod
     def _email(cls, v: str | None) -> str | None:
-        v = (v or "").strip()
-        if not v:
-            return None
-        if len(v) > 320 or not re.fullmatch(r"[^@\s\x00]+@[^@\s\x00]+", v):
-            raise ValueError("principal must be an e-mail address")
-        return v
+        return _principal(v)
+
+    @field_validator("admins")
+    @classmethod
+    def _emails(cls, v: list[str]) -> list[str]:
+        out = [_principal(x) for x in v]
+        if any(x is None for x in out):
+            raise ValueError("admins: e-mail addresses")
+        return sorted(set(out))  # type: ignore[arg-type]
+
+    def is_admin(self, principal: str | None) -> bool:
+        return principal is not None and principal in self.admins
+
+
+SIZE = r"^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$"  # DuckDB's way of writing a size, as we accept it
+_SIZE_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+               "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+
+
+def size_bytes(text: str) -> int:
+    """`200MB` -> 200_000_000 (a text matching SIZE)."""
+    m = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]+)\s*", text)
+    if not m:
+        raise ValueError(f"{text!r} is not a size")
+    return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).upper()])
+
+
+def _bounded_size(text: str, low: int, high: int) -> str:
+    """A size DuckDB will take and this machine can honour, checked when set, not at the next build."""
+    if not re.fullmatch(SIZE, text or ""):
+        raise ValueError("a size such as 200MB or 1GB (B, KB, MB, GB, TB, KiB … TiB)")
+    if not low <= size_bytes(text) <= high:
+        raise ValueError(f"between {low // 10**6} MB and {high // 10**12} TB")
+    return text
 
 
 class Index(_Strict):
@@ -150,13 +191,18 @@ class Index(_Strict):
     threads: int = Field(default=1, ge=1, le=64)
     code_max_file_bytes: int = Field(default=512_000, ge=1_000)
 
+    @field_validator("memory_limit")
+    @classmethod
+    def _memory(cls, v: str) -> str:
+        return _bounded_size(v, 10**6, 10**12)  # a tiny limit is a coded OOM at build time, not a crash
+
 
 class Query(_Strict):
     """`akw sql` limits: past `timeout_s` a query is interrupted, past `spill_limit` of spill it fails
     (both KNOWLEDGE_LIMIT)."""
 
     timeout_s: float = Field(default=30.0, gt=0, le=24 * 3600)
-    spill_limit: str = Field(default="2GB", pattern=r"^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$")
+    spill_limit: str = Field(default="2GB", pattern=SIZE)
 
 
 _PASSWORD_IN_DSN = re.compile(r"(?i)(\bpassword\s*=|://[^/@\s]*:[^/@\s]*@)")
@@ -189,7 +235,7 @@ class Settings(_Strict):
     enabled: bool = True
     sources: Sources = Field(default_factory=Sources)
     schedule: Schedule = Field(default_factory=Schedule)
-    retention_days: int = Field(default=180, ge=1)
+    retention_days: int = Field(default=180, ge=1, le=100_000)  # beyond, the cutoff date overflows
     exclude: Exclude = Field(default_factory=Exclude)
     redact_secrets: bool = True
     redact_pii: bool = True  # e-mail addresses and phone numbers (only while redact_secrets is on)
@@ -238,6 +284,9 @@ class Settings(_Strict):
             value = yaml.safe_load(raw_value)
         except yaml.YAMLError as e:
             raise KnowledgeError(Code.CONFIG_INVALID, f"{dotted_key}: value is not valid YAML", key=dotted_key) from e
+        except (RecursionError, ValueError):  # 5,000 nested brackets; a number of 5,000 digits
+            raise KnowledgeError(Code.CONFIG_INVALID, f"{dotted_key}: value is nested too deeply or too long",
+                                 key=dotted_key) from None
         _set_path(data, parts, value)
         return _validate(data)
 

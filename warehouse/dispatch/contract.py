@@ -183,7 +183,8 @@ def parse_dispatch_request(data: dict[str, Any] | str) -> DispatchRequest:
     """Validate a request; any problem is `KNOWLEDGE_INVALID_REQUEST` naming the dotted field."""
     if isinstance(data, str):
         try:
-            data = json.loads(data)
+            with refusing_hostile_input():  # nested past the recursion limit, a number of 5,000 digits
+                data = json.loads(data)
         except json.JSONDecodeError as e:
             raise KnowledgeError(Code.INVALID_REQUEST, f"request is not JSON (line {e.lineno})", field="$") from None
     if not isinstance(data, dict):

@@ -26,6 +26,7 @@ from warehouse.home.tombstones import KINDS, Tombstones
 from warehouse.lifecycle import residue
 from warehouse.lifecycle.hooks import run_forget_hooks
 from warehouse.pipeline.reindex import run_locked
+from warehouse.search.access import Scope, view_on
 
 FORGET_KINDS = (*KINDS, "all")
 FRAGMENT_CHARS = 40
@@ -128,7 +129,34 @@ def _counts(con: Any, t: Target) -> dict[str, Any]:
             "vectors": db.run(con, query_sql("forget_vectors"), [t.doc_keys]).fetchone()[0] if has_vec else 0}
 
 
+def check_rights(paths: Paths, target: Target, scope: Scope) -> None:
+    """Under access control a principal forgets only what it sees in full (spec 004).
+
+    Nothing of the target visible: `KNOWLEDGE_NOT_FOUND`, worded as for an id the index does not hold.
+    Some of it visible, some not (an actor that also worked in another's workspace, a skill with a copy
+    in a root it has no right to): `KNOWLEDGE_ACCESS_DENIED`, which names none of the other items."""
+    con, _gen = generation.open_current(paths.generations)
+    try:
+        view = view_on(con, scope)
+        keys = sorted(set(target.doc_keys))
+        seen = {r[0] for r in db.run(con, f"SELECT doc_key FROM ak_document WHERE list_contains(?, doc_key) "
+                                     f"AND doc_id IN (SELECT doc_id FROM {view.table})", [keys]).fetchall()} \
+            if keys else set()
+    finally:
+        con.close()
+    parts = [(set(keys), seen), (set(target.episodes), set(target.episodes) & view.episodes),
+             (set(target.actors), set(target.actors) & view.actors),
+             (set(target.values.get("skill", [])), set(target.values.get("skill", [])) & view.skills)]
+    if not any(visible for _all, visible in parts):
+        raise KnowledgeError(Code.NOT_FOUND, f"no {target.kind} with this id in the index", kind=target.kind)
+    if any(every - visible for every, visible in parts):
+        raise KnowledgeError(Code.ACCESS_DENIED, f"this {target.kind} covers items outside your rights: only a "
+                             "principal who sees all of it (or one of access.admins) may forget it",
+                             kind=target.kind)
+
+
 def forget(paths: Paths, settings: Settings, kind: str, ident: str, confirm: bool = False) -> dict[str, Any]:
+    """Every item of the target (access control is checked by the caller first: `check_rights`)."""
     target = resolve(paths, kind, ident)
     doc: dict[str, Any] = {"kind": kind, "id": target.id, "confirmed": confirm, "would_remove": target.counts}
     lake = residue.scan(paths.lake, target.needles)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from warehouse.core.paths import private_dir
 from warehouse.reports import svg
 from warehouse.reports.history import METRICS
 
@@ -49,17 +51,36 @@ def charts(doc: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-def render(doc: dict[str, Any], out_dir: Path) -> dict[str, str]:
-    """Write report-<index_rev>.html/.md (and .json, the data behind them); return their paths."""
+def render(doc: dict[str, Any], out_dir: Path, private: bool = False) -> dict[str, str]:
+    """Write report-<index_rev>.html/.md (and .json, the data behind them); return their paths.
+
+    `private` (a folder under AKW_HOME): the folder 0700 and the files 0600 whatever the umask, like
+    every other file of the home; elsewhere the files take the user's umask (a report is for sharing)."""
     env = _env()
     rev = doc["status"]["index_rev"] or "none"
     ctx = {"d": doc, "charts": charts(doc), "state_ru": STATE_RU.get(doc["status"]["state"], doc["status"]["state"]),
            "metrics": METRICS, "latest_eval": (doc["history"]["eval"] or [None])[-1],
            "benches": [b for b in doc["history"]["bench"] if b["modes"]][-3:]}
-    out_dir.mkdir(parents=True, exist_ok=True)
+    if private:
+        private_dir(out_dir)
+    else:
+        out_dir.mkdir(parents=True, exist_ok=True)
     paths = {"html": out_dir / f"report-{rev}.html", "markdown": out_dir / f"report-{rev}.md",
              "json": out_dir / f"report-{rev}.json"}
-    paths["html"].write_text(env.get_template("report.html.j2").render(**ctx), encoding="utf-8")
-    paths["markdown"].write_text(env.get_template("report.md.j2").render(**ctx), encoding="utf-8")
-    paths["json"].write_text(json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    texts = {"html": env.get_template("report.html.j2").render(**ctx),
+             "markdown": env.get_template("report.md.j2").render(**ctx),
+             "json": json.dumps(doc, indent=1, ensure_ascii=False, default=str) + "\n"}
+    for key, path in paths.items():
+        _write(path, texts[key], 0o600 if private else None)
     return {k: str(v) for k, v in paths.items()}
+
+
+def _write(path: Path, text: str, mode: int | None) -> None:
+    """A file with `mode` from its creation on (no moment at the umask's mode), or the umask's."""
+    if mode is None:
+        path.write_text(text, encoding="utf-8")
+        return
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    os.fchmod(fd, mode)  # an existing file keeps its old mode through O_CREAT
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)

@@ -27,6 +27,7 @@ from typing import Any
 
 import duckdb
 
+from warehouse.core import db
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.settings import Rights, Settings
 from warehouse.core.sqlfiles import query_sql, render
@@ -263,3 +264,40 @@ def invisible(doc: Any, view: View) -> bool:
     elif isinstance(doc, list):
         return any(invisible(x, view) for x in doc)
     return False
+
+
+# a result id's kind (warehouse/home/feedback.KINDS) -> the View set it must be in; other kinds are
+# documents (memories, skill documents): held to the principal's document table
+_ID_SETS = {"actor": "actors", "episode": "episodes", "skill": "skills", "code": "chunks"}
+
+
+def sees_id(con: duckdb.DuckDBPyConnection, view: View, kind: str, ident: str) -> bool:
+    """Whether the principal sees the item a result id names (feedback: an id it may not see is unknown)."""
+    if kind in _ID_SETS and ident in getattr(view, _ID_SETS[kind]):
+        return True
+    row = con.execute(f"SELECT 1 FROM ak_document WHERE doc_key = ? AND doc_id IN (SELECT doc_id FROM {view.table})"
+                      " LIMIT 1", [ident]).fetchone()
+    return row is not None
+
+
+def visible_units(con: duckdb.DuckDBPyConnection, view: View, units: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The source units (`akw sources`, `akw status` errors) a principal may be told of: its sessions, its
+    AutoClaw accounts, its workspaces' code, the skill roots of skills it sees. Whole-home units (the DSH
+    registry) and everything of another principal are left out, as if they did not exist."""
+    skills = sorted(view.skills)
+    roots = {r[0] for r in db.run(con, "SELECT DISTINCT root_path FROM stg_skills WHERE list_contains(?, skill_id)",
+                                  [skills]).fetchall()} if skills else set()
+
+    def sees(u: dict[str, Any]) -> bool:
+        source, unit = u.get("source"), str(u.get("unit") or "")
+        if source == "dsh":
+            return unit.startswith("session:") and unit[len("session:"):] in view.sessions
+        if source == "autoclaw":
+            return unit.split(":", 1)[0] in view.grants.accounts
+        if source == "code":
+            return unit in view.grants.workspaces
+        if source == "skills":  # "<root kind>:<root path>:<skill folder>"
+            return ":" in unit and unit.split(":", 1)[1].rsplit(":", 1)[0] in roots
+        return False
+
+    return [u for u in units if sees(u)]

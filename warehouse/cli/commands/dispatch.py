@@ -32,7 +32,7 @@ def dispatch_cmd(
         if yes:
             try:
                 doc = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):  # the API answers it with its coded error
                 doc = None
             if isinstance(doc, dict):
                 text = json.dumps({**doc, "confirm": True}, ensure_ascii=False)
