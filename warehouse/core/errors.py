@@ -68,15 +68,16 @@ def request_too_large(size: int | None = None) -> KnowledgeError:
 @contextmanager
 def refusing_hostile_input() -> Iterator[None]:
     """Request shapes that escape pydantic's validation are still `KNOWLEDGE_INVALID_REQUEST`: JSON
-    nested past the recursion limit, and lone surrogates (undecodable bytes) found on re-serializing."""
+    nested past the recursion limit, lone surrogates (undecodable bytes) found on re-serializing, and
+    integers past Python's digit limit (`sys.int_info.default_max_str_digits`)."""
     try:
         yield
     except RecursionError:
         raise KnowledgeError(Code.INVALID_REQUEST, "request is nested too deeply", field="$") from None
-    except ValueError as e:  # json's guard against quadratic int parsing (sys.int_info.default_max_str_digits)
-        if "integer string conversion" not in str(e):
-            raise
-        raise KnowledgeError(Code.INVALID_REQUEST, "request holds a number with too many digits", field="$") from None
     except PydanticSerializationError:
         raise KnowledgeError(Code.INVALID_REQUEST, "request text is not valid Unicode (a lone surrogate)",
                              field="$") from None
+    except ValueError as e:  # after pydantic's (a ValueError too): json's guard against 5,000-digit ints
+        if "integer string conversion" not in str(e):
+            raise
+        raise KnowledgeError(Code.INVALID_REQUEST, "request holds a number with too many digits", field="$") from None
