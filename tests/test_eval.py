@@ -9,6 +9,7 @@ from pathlib import Path
 import akw_fixtures
 import pytest
 import yaml
+from homes import BuiltHome
 from typer.testing import CliRunner
 
 from warehouse.api import Warehouse
@@ -26,8 +27,9 @@ def golden():  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="module")
-def manifest(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return homes.ensure_generated(tmp_path_factory.mktemp("g24"), sessions=24, seed=7)
+def manifest(home24: BuiltHome) -> dict:
+    """The default data's ground truth: the shared 24-session seed-7 corpus (conftest `home24`)."""
+    return home24.manifest
 
 
 def test_golden_file_shape(golden) -> None:  # type: ignore[no-untyped-def]
@@ -177,8 +179,15 @@ def subset(golden, tmp_path_factory: pytest.TempPathFactory) -> Path:  # type: i
     return p
 
 
-def test_eval_end_to_end_via_cli(subset: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
-    data, reports = tmp_path_factory.mktemp("tiny"), tmp_path_factory.mktemp("reports")
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One eval data folder (6 sessions, seed 3) for the tests below: generated and indexed by the first,
+    reused by the next, as `akw eval` reuses its data between runs."""
+    return tmp_path_factory.mktemp("tiny")
+
+
+def test_eval_end_to_end_via_cli(subset: Path, tiny: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    data, reports = tiny, tmp_path_factory.mktemp("reports")
     args = ["eval", "--golden", str(subset), "--generate", str(data), "--sessions", "6", "--seed", "3",
             "--out", str(reports), "--min-recall3", "0", "--min-mrr", "0", "--max-zero", "1", "--json"]
     res = CliRunner().invoke(app, args)
@@ -207,12 +216,12 @@ def test_eval_end_to_end_via_cli(subset: Path, tmp_path_factory: pytest.TempPath
         assert s["by_slice"]["real_skills"]["n"] == 2
 
 
-def test_eval_gates_reuses_data_and_is_deterministic(subset: Path, tmp_path: Path) -> None:
-    cfg = EvalConfig(golden=subset, data_dir=tmp_path / "d", sessions=6, seed=3, realdata=None, out_dir=None)
+def test_eval_gates_reuses_data_and_is_deterministic(subset: Path, tiny: Path) -> None:
+    cfg = EvalConfig(golden=subset, data_dir=tiny, sessions=6, seed=3, realdata=None, out_dir=None)
     first = run_eval(Warehouse, cfg, Thresholds(min_recall3=1.01))
-    manifest_mtime = (tmp_path / "d" / "manifest.json").stat().st_mtime_ns
+    manifest_mtime = (tiny / "manifest.json").stat().st_mtime_ns
     second = run_eval(Warehouse, cfg)
-    assert (tmp_path / "d" / "manifest.json").stat().st_mtime_ns == manifest_mtime  # reused, not regenerated
+    assert (tiny / "manifest.json").stat().st_mtime_ns == manifest_mtime  # reused, not regenerated
     assert first["passed"] is False and first["errors"][0]["code"] == "KNOWLEDGE_EVAL_BELOW_THRESHOLD"
     assert any(f.startswith("recall@3") for f in first["failures"])
     assert first["index_rev"] == second["index_rev"]
@@ -221,7 +230,7 @@ def test_eval_gates_reuses_data_and_is_deterministic(subset: Path, tmp_path: Pat
         return [(q["id"], q.get("top"), q.get("false_hit")) for q in r["queries"]]
 
     assert ranks(first) == ranks(second)
-    homes_built = list((tmp_path / "d").glob("akw-home*"))
+    homes_built = list(tiny.glob("akw-home*"))
     assert homes_built
     for home in homes_built:  # golden queries are not usage: no hits to move the trust prior between runs
         assert not (home / "access" / "counter.sqlite").exists(), home

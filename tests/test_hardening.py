@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,21 @@ def test_a_session_log_linked_from_outside_is_skipped(src: Path, tmp_path: Path)
     assert wh.sql(f"SELECT count(*) FROM ak_episode WHERE session_id = '{sid}'")["rows"][0][0] == 0
 
 
+def test_a_symlink_loop_among_skill_folders_hides_no_skill(src: Path, tmp_path: Path) -> None:
+    """Issue 25: `loopA -> loopB -> loopA` in the skills root made every home skill vanish, exit 0."""
+    wh = open_wh(src, tmp_path)
+    wh.reindex()
+    home_skills = {k for k, u in units(wh, "skills").items() if k.startswith("dsh_home:") and u["status"] == "ok"}
+    assert len(home_skills) >= 3
+    root = src / "dsh" / "skills"
+    (root / "loopA").symlink_to(root / "loopB", target_is_directory=True)
+    (root / "loopB").symlink_to(root / "loopA", target_is_directory=True)
+    wh.reindex()
+    after = {k for k, u in units(wh, "skills").items() if k.startswith("dsh_home:") and u["status"] == "ok"}
+    assert after == home_skills
+    assert wh.sql("SELECT count(*) FROM ak_skill WHERE root_kind = 'dsh_home'")["rows"][0][0] >= len(home_skills)
+
+
 def test_a_broken_skill_md_keeps_its_last_good_data_and_says_so(src: Path, tmp_path: Path) -> None:
     wh = open_wh(src, tmp_path)
     wh.reindex()
@@ -137,6 +153,26 @@ def test_an_unreadable_session_log_is_source_unavailable_and_keeps_its_data(src:
     u = units(wh, "dsh")[f"session:{sid}"]
     assert u["status"] == "error" and u["error_code"] == "KNOWLEDGE_SOURCE_UNAVAILABLE"
     assert wh.sql(f"SELECT count(*) FROM ak_event WHERE session_id = '{sid}'")["rows"][0][0] == n
+
+
+def test_a_fifo_in_place_of_a_session_log_is_its_units_error_and_never_blocks(src: Path, tmp_path: Path) -> None:
+    """Issue 25: `mkfifo …/session.v4.jsonl.zstd` blocked `akw reindex` in open() forever."""
+    wh = open_wh(src, tmp_path)
+    wh.reindex()
+    log = _sessions(src)[0]
+    sid = log.parent.name
+    n = wh.sql(f"SELECT count(*) FROM ak_event WHERE session_id = '{sid}'")["rows"][0][0]
+    log.unlink()
+    os.mkfifo(log)
+    done: list[dict] = []
+    worker = threading.Thread(target=lambda: done.append(wh.reindex()), daemon=True)
+    worker.start()
+    worker.join(120)
+    assert done, "reindex hung on the FIFO"
+    u = units(wh, "dsh")[f"session:{sid}"]
+    assert u["status"] == "error" and u["error_code"] == "KNOWLEDGE_SOURCE_UNAVAILABLE"
+    assert "not a regular file" in u["error"]
+    assert wh.sql(f"SELECT count(*) FROM ak_event WHERE session_id = '{sid}'")["rows"][0][0] == n  # kept
 
 
 def test_a_fifo_in_a_workspace_is_counted_and_never_blocks(gen: Path, tmp_path: Path) -> None:

@@ -102,3 +102,15 @@ def test_spill_past_the_cap_is_a_limit(home) -> None:
     assert p.returncode != 0
     err = json.loads(p.stdout or p.stderr)
     assert err["errors"][0]["code"] == "KNOWLEDGE_LIMIT" and err["errors"][0]["limit"] == "query.spill_limit"
+
+
+def test_a_query_past_the_readers_memory_names_that_limit(home) -> None:
+    """Issue 25: an aggregate that cannot spill hit the reader's 100 MB budget and was reported as
+    `query.spill_limit`, a setting that could not have helped."""
+    env = {**home["env"], "AKW_QUERY__TIMEOUT_S": "600"}
+    p = subprocess.run([*AKW, "sql", "SELECT length(list(i)) FROM range(60000000) t(i)", "--json"], env=env,
+                       capture_output=True, text=True)
+    assert p.returncode != 0
+    err = json.loads(p.stdout or p.stderr)["errors"][0]
+    assert err["code"] == "KNOWLEDGE_LIMIT" and err["limit"] == "reader.memory_limit", err
+    assert "100MB" in err["message"] and "query.spill_limit" not in err["message"]

@@ -173,3 +173,20 @@ def skipped(ctx: ExtractContext, report: SourceReport, unit: str, reason: str) -
     report.skipped.append({"unit": unit, "reason": reason})
     ctx.store.cursors.pop(unit, None)
     ctx.store.set_unit(UnitState(report.source, unit, None, "skipped", error=reason))
+
+
+class NotRegularFile(OSError):
+    """A source path that is a FIFO, a device or a folder where a file was expected (issue 25)."""
+
+
+def read_regular(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a regular file, never blocking: opened non-blocking and checked with fstat before any
+    read, so a FIFO in place of a session log is an error of its unit instead of a run hung in open()."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as fh:
+        mode = os.fstat(fh.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(f"not a regular file ({stat.filemode(mode)[0]})")
+        return fh.read()

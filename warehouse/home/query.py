@@ -53,9 +53,7 @@ def run(generations: Path, query: str, limit: int, policy: Query) -> dict[str, A
         raise KnowledgeError(Code.LIMIT, f"the query ran longer than query.timeout_s ({policy.timeout_s:g} s)",
                              limit="query.timeout_s") from None
     except duckdb.OutOfMemoryException as e:
-        raise KnowledgeError(Code.LIMIT, f"the query needs more memory or spill space than allowed "
-                             f"(query.spill_limit {policy.spill_limit}): {str(e).splitlines()[0]}",
-                             limit="query.spill_limit") from None
+        raise _out_of_memory(e, policy) from None
     except Exception as e:
         raise KnowledgeError(Code.QUERY_INVALID, f"{type(e).__name__}: {e}") from e
     finally:
@@ -63,3 +61,16 @@ def run(generations: Path, query: str, limit: int, policy: Query) -> dict[str, A
         con.close()
     return {"index_rev": gen.index_rev, "columns": cols, "rows": [list(r) for r in rows[:limit]],
             "truncated": len(rows) > limit}
+
+
+def _out_of_memory(e: duckdb.OutOfMemoryException, policy: Query) -> KnowledgeError:
+    """KNOWLEDGE_LIMIT naming the limit that was hit (issue 25): the spill cap (`query.spill_limit`, DuckDB's
+    max_temp_directory_size) or the reader's fixed memory budget, which no setting raises."""
+    first = str(e).splitlines()[0]
+    if "max_temp_directory_size" in str(e) or "offload" in first:
+        return KnowledgeError(Code.LIMIT, f"the query needs more spill space than query.spill_limit "
+                              f"({policy.spill_limit}) allows: {first}", limit="query.spill_limit")
+    return KnowledgeError(Code.LIMIT, f"the query needs more memory than a reader may hold "
+                          f"({generation.READER_MEMORY}, fixed for every process that reads the index): {first}; "
+                          "aggregate or filter more, or read the generation with DuckDB directly",
+                          limit="reader.memory_limit")

@@ -25,6 +25,7 @@ from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.paths import Paths
 from warehouse.core.proc import tuned_env
 from warehouse.core.redact import redact
+from warehouse.mcp.guard import AnsweringReadStream
 from warehouse.mcp.present import summary
 from warehouse.mcp.reindex_job import run_reindex
 from warehouse.mcp.tools import BY_NAME, TOOLS, refuse_locations
@@ -145,7 +146,8 @@ def main(paths: Paths | None = None) -> None:
     server = build_server(paths)
 
     async def serve() -> None:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        async with stdio_server() as (read_stream, write_stream):  # every request answered (guard.py)
+            await server.run(AnsweringReadStream(read_stream, write_stream), write_stream,
+                             server.create_initialization_options())
 
     anyio.run(serve)

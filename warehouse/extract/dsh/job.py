@@ -19,7 +19,15 @@ from typing import Any
 import polars as pl
 
 from warehouse.core.errors import Code
-from warehouse.extract.base import ExtractContext, SourceReport, inside, redaction_sig, skipped
+from warehouse.extract.base import (
+    ExtractContext,
+    NotRegularFile,
+    SourceReport,
+    inside,
+    read_regular,
+    redaction_sig,
+    skipped,
+)
 from warehouse.extract.dsh.parse import (
     ARTIFACTS_SCHEMA,
     EVENTS_SCHEMA,
@@ -75,8 +83,7 @@ def _sha(data: bytes) -> str:
 
 def _read(path: Path) -> bytes | None:
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        return read_regular(path)
     except OSError:
         return None
 
@@ -255,8 +262,7 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
         if fresh and all(cur.get(k) == v for k, v in ident.items()):
             rep.units_unchanged += 1
             return
-        with open(sf.path, "rb") as fh:
-            raw = fh.read()
+        raw = read_regular(sf.path)  # a FIFO here must not hang the run: its unit fails, coded
         sha = _sha(raw)
         revision = _sha(f"{sha}|{context}".encode())[:20]
         if fresh and cur.get("sha256") == sha:
@@ -279,7 +285,7 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
     except (OSError, CorruptLog) as e:  # the unit keeps its last good rows
         rep.degraded = True
         code = Code.SOURCE_CORRUPT if isinstance(e, CorruptLog) else Code.SOURCE_UNAVAILABLE
-        why = str(e) if isinstance(e, CorruptLog) else f"unreadable ({type(e).__name__})"
+        why = str(e) if isinstance(e, (CorruptLog, NotRegularFile)) else f"unreadable ({type(e).__name__})"
         ctx.unit_failed(rep, unit, code.value, f"{sf.path.relative_to(home).as_posix()}: {why}")
         return
     row = _session_row(sf, home, parsed, frames, ws, proj, revision)

@@ -16,7 +16,7 @@ from typing import Any
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.redact import redact
 from warehouse.core.settings import Settings
-from warehouse.extract.base import path_excluded
+from warehouse.extract.base import path_excluded, read_regular
 from warehouse.extract.dsh.job import LOG_NAME
 from warehouse.extract.dsh.parse import CorruptLog, decode, parse_log
 
@@ -45,10 +45,9 @@ def read_session_events(dsh_home: Path, settings: Settings, session_id: str, seq
     """Events of `session_id` with seq in [seq_first, seq_last] (either bound open), in seq order."""
     path = session_log(dsh_home, session_id, rel_path)
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
+        raw = read_regular(path)  # a FIFO in its place must not hang a card
     except OSError as e:
-        raise KnowledgeError(Code.SOURCE_UNAVAILABLE, f"session log unreadable ({e.strerror})",
+        raise KnowledgeError(Code.SOURCE_UNAVAILABLE, f"session log unreadable ({e.strerror or e})",
                              session_id=session_id) from None
     try:
         parsed = parse_log(session_id, decode(raw), lambda p: path_excluded(settings, p), capped=False)

@@ -80,9 +80,10 @@ def skill_dirs(root: Path) -> list[str]:
             return  # seen, or a linked folder out of the root: never followed
         seen.add(real)
         try:
-            names = sorted(e.name for e in os.scandir(d) if e.is_dir())
+            entries = list(os.scandir(d))
         except OSError:
             return
+        names = sorted(e.name for e in entries if _is_dir(e))
         for name in names:
             if name.startswith(".") or name in _SKIP:
                 continue
@@ -94,3 +95,12 @@ def skill_dirs(root: Path) -> list[str]:
 
     walk(str(root), "", 1)
     return found
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    """One entry's own failure (a symlink loop: ELOOP, a folder it may not stat) skips that entry only;
+    raised inside the listing, it used to empty the whole root (issue 25: every home skill vanished)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
