@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -141,38 +142,36 @@ def test_empty_and_header_less_session_logs_are_counted(src: Path, tmp_path: Pat
     assert rows["header_missing"] == 1 and rows["projection_bad"] == 1
 
 
-def test_an_unreadable_session_log_is_source_unavailable_and_keeps_its_data(src: Path, tmp_path: Path) -> None:
+def _first_log_replaced(src: Path, tmp_path: Path, replace: Callable[[Path], None]) -> dict[str, Any]:
+    """Build, put `replace(log)` in place of the first session log, reindex on a thread (a hang fails the
+    test instead of blocking it); the unit's state after, and whether its events were kept."""
     wh = open_wh(src, tmp_path)
     wh.reindex()
     log = _sessions(src)[0]
     sid = log.parent.name
-    n = wh.sql(f"SELECT count(*) FROM ak_event WHERE session_id = '{sid}'")["rows"][0][0]
+    count = f"SELECT count(*) FROM ak_event WHERE session_id = '{sid}'"
+    n = wh.sql(count)["rows"][0][0]
     log.unlink()
-    log.mkdir()  # a folder where the file is expected: unreadable even for root
-    wh.reindex()
-    u = units(wh, "dsh")[f"session:{sid}"]
-    assert u["status"] == "error" and u["error_code"] == "KNOWLEDGE_SOURCE_UNAVAILABLE"
-    assert wh.sql(f"SELECT count(*) FROM ak_event WHERE session_id = '{sid}'")["rows"][0][0] == n
+    replace(log)
+    done: list[dict[str, Any]] = []
+    worker = threading.Thread(target=lambda: done.append(wh.reindex()), daemon=True)
+    worker.start()
+    worker.join(120)
+    assert done, "reindex hung"
+    return {"unit": units(wh, "dsh")[f"session:{sid}"], "kept": wh.sql(count)["rows"][0][0] == n > 0}
+
+
+def test_an_unreadable_session_log_is_source_unavailable_and_keeps_its_data(src: Path, tmp_path: Path) -> None:
+    r = _first_log_replaced(src, tmp_path, lambda log: log.mkdir())  # a folder: unreadable even for root
+    assert r["unit"]["status"] == "error" and r["unit"]["error_code"] == "KNOWLEDGE_SOURCE_UNAVAILABLE"
+    assert r["kept"]
 
 
 def test_a_fifo_in_place_of_a_session_log_is_its_units_error_and_never_blocks(src: Path, tmp_path: Path) -> None:
     """Issue 25: `mkfifo …/session.v4.jsonl.zstd` blocked `akw reindex` in open() forever."""
-    wh = open_wh(src, tmp_path)
-    wh.reindex()
-    log = _sessions(src)[0]
-    sid = log.parent.name
-    n = wh.sql(f"SELECT count(*) FROM ak_event WHERE session_id = '{sid}'")["rows"][0][0]
-    log.unlink()
-    os.mkfifo(log)
-    done: list[dict] = []
-    worker = threading.Thread(target=lambda: done.append(wh.reindex()), daemon=True)
-    worker.start()
-    worker.join(120)
-    assert done, "reindex hung on the FIFO"
-    u = units(wh, "dsh")[f"session:{sid}"]
-    assert u["status"] == "error" and u["error_code"] == "KNOWLEDGE_SOURCE_UNAVAILABLE"
-    assert "not a regular file" in u["error"]
-    assert wh.sql(f"SELECT count(*) FROM ak_event WHERE session_id = '{sid}'")["rows"][0][0] == n  # kept
+    r = _first_log_replaced(src, tmp_path, os.mkfifo)
+    assert r["unit"]["status"] == "error" and r["unit"]["error_code"] == "KNOWLEDGE_SOURCE_UNAVAILABLE"
+    assert "not a regular file" in r["unit"]["error"] and r["kept"]
 
 
 def test_a_fifo_in_a_workspace_is_counted_and_never_blocks(gen: Path, tmp_path: Path) -> None:
