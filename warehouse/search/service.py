@@ -266,7 +266,7 @@ class SearchEngine:
         terms_by_doc = {(lane, d): terms for lane, d, _, terms in hits}
         resp = assemble(cur, gen, req, routing, weights, lanes.state, fused, actor_rows, terms_by_doc, nominated,
                         lanes.no_source, self.settings, vec_by_doc, vec.state if vec is not None else None,
-                        ws.unknown, known.names() if ws.unknown else [], details[0].result() if details else None,
+                        ws.unknown, known.names() if ws.unknown else [], _details(details),
                         vec.passages if vec is not None else None)
         if vec is not None:
             resp.warnings.extend(vec.warnings)
@@ -281,3 +281,15 @@ class SearchEngine:
         for tr in lanes.traces:
             tr.items = len(getattr(resp.lanes, tr.lane).items) if getattr(resp.lanes, tr.lane) is not None else 0
         return resp, lanes.traces
+
+
+def _details(read: list[Future[dict[int, dict[str, Any]]]]) -> dict[int, dict[str, Any]] | None:
+    """The items' rows read beside the actor statement; None (the items read them again on the main cursor,
+    once that statement's memory is free) when the side read ran out of the reader's memory: concurrent
+    searches in one process share its budget, and under load one of them used to fail outright."""
+    if not read:
+        return None
+    try:
+        return read[0].result()
+    except duckdb.OutOfMemoryException:
+        return None
