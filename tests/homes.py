@@ -31,8 +31,13 @@ class BuiltHome:
     manifest: dict[str, Any]
 
     def copy(self, dst: Path) -> Warehouse:
-        """A private copy of the built home at `dst` (a folder that does not exist yet or is empty)."""
-        shutil.copytree(self.home, dst, dirs_exist_ok=True, symlinks=True)
+        """A private copy of the built home at `dst` (a folder that does not exist yet or is empty).
+
+        Without `spill/`: the builder's per-process scratch folders are named after its pid, and the
+        builder may be another xdist worker that is still alive, whose folder no sweep would remove."""
+        top = str(self.home)
+        shutil.copytree(self.home, dst, dirs_exist_ok=True, symlinks=True,
+                        ignore=lambda d, names: ["spill"] if d == top and "spill" in names else [])
         return Warehouse.open(self.src / "dsh", self.src / "autoclaw", dst)
 
 
