@@ -27,16 +27,19 @@ os.environ.setdefault("AKW_NOW", FIXTURE_NOW)
 
 
 def _shared(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], BuiltHome]) -> BuiltHome:
-    """Build `name` once per test run, whatever the number of workers: under pytest-xdist the workers'
-    temp folders share a parent, and the first worker to take the lock builds while the others wait
-    and reuse it (each worker would otherwise build every shared corpus again). The folder is only
-    read after (modules copy it), so sharing it across processes is safe."""
+    """Build `name` once per test run where the workers' timing allows: under pytest-xdist the workers'
+    temp folders share a parent; the first worker to need a corpus builds it there and a later one reuses
+    it, while one that needs it during the other's build builds its own (waiting would idle a core on a
+    CPU-bound suite). The folder is only read after (modules copy it, without its spill folders)."""
     base = factory.getbasetemp()
     root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-homes"
     root.mkdir(parents=True, exist_ok=True)
     folder, done = root / name, root / f"{name}.built"
     with open(root / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # the other worker is building it right now: build a private one rather
+            return build(factory.mktemp(name))  # than leave this core idle until it is done
         if not done.exists():
             shutil.rmtree(folder, ignore_errors=True)  # a half-built one of a worker that died
             folder.mkdir()
