@@ -164,9 +164,9 @@ _SIZE_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
 
 
 def size_bytes(text: str) -> int:
-    """`200MB` -> 200_000_000 (a text matching SIZE)."""
-    m = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]+)\s*", text)
-    if not m:
+    """`200MB` -> 200_000_000; ValueError for anything but a number and one of the units of SIZE."""
+    m = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]+)\s*", text or "")
+    if not m or m.group(2).upper() not in _SIZE_UNITS:
         raise ValueError(f"{text!r} is not a size")
     return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).upper()])
 

@@ -18,11 +18,10 @@ from typing import Any
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.proc import tuned_env
 from warehouse.core.redact import redact
+from warehouse.core.settings import size_bytes
 
 _CHILD = ("import sys, pathlib; from warehouse.indexing import child as b; b.die_with_parent(); "
           "sys.exit(b.main(['', pathlib.Path(sys.argv[1]).read_text()]))")
-_UNITS = {"KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "KIB": 2**10, "MIB": 2**20, "GIB": 2**30,
-          "TIB": 2**40, "B": 1}
 
 
 def run_build_child(job: dict[str, Any], build_path: Path, record: dict[str, Any]) -> dict[str, Any]:
@@ -64,10 +63,10 @@ def _bigger_memory_limit(limit: str, factor: int = 4) -> str | None:
     None when the limit cannot grow (or is not a size DuckDB's way of writing we understand)."""
     import psutil
 
-    m = re.fullmatch(r"\s*([0-9.]+)\s*([A-Za-z]*)\s*", limit or "")
-    if not m or m.group(2).upper() not in _UNITS:
+    try:
+        now = size_bytes(limit)
+    except ValueError:
         return None
-    now = float(m.group(1)) * _UNITS[m.group(2).upper() or "B"]
     cap = min(2 * 10**9, psutil.virtual_memory().total // 4)
     new = min(now * factor, cap)
     return f"{int(new // 10**6)}MB" if new > now * 1.05 else None
