@@ -181,7 +181,8 @@ class NotRegularFile(OSError):
 
 def read_regular(path: str | os.PathLike[str]) -> bytes:
     """The bytes of a regular file, never blocking: opened non-blocking and checked with fstat before any
-    read, so a FIFO in place of a session log is an error of its unit instead of a run hung in open()."""
+    read, so a FIFO in place of a session log or a workspace file is an error of its unit (or a file
+    counted unreadable) instead of a run hung in open()."""
     import stat
 
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 from collections import Counter
 from typing import Any
 
@@ -22,7 +21,7 @@ import polars as pl
 
 from warehouse.core.errors import Code
 from warehouse.core.redact import redact
-from warehouse.extract.base import ExtractContext, SourceReport, redaction_sig
+from warehouse.extract.base import ExtractContext, SourceReport, read_regular, redaction_sig
 from warehouse.extract.code.chunk import CHUNKER_VERSION, chunk_lines, language_of, split_lines
 from warehouse.extract.code.walk import FileStat, walk_workspace
 from warehouse.extract.registry import Workspace, read_workspaces
@@ -126,12 +125,8 @@ def _chunk_file(ws: Workspace, f: FileStat, secrets: bool = True,
     windows holding only its middle lines, which no rule recognises. Redaction keeps line breaks.
     """
     try:
-        fd = os.open(f.abs_path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not block the run
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                return UNREADABLE
-            data = fh.read()
-    except OSError:
+        data = read_regular(f.abs_path)  # a FIFO must not block the run
+    except OSError:  # NotRegularFile included
         return UNREADABLE
     if b"\0" in data[:SNIFF_BYTES]:
         return None
