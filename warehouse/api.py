@@ -174,16 +174,13 @@ class Warehouse:
         if not self.settings.access.enabled:
             return doc
         try:
-            narrowed = self._narrowed() is not None
+            keep = self._unit_filter()
         except KnowledgeError:  # no principal: status still answers (health and totals), naming no unit
-            doc["errors"] = []
+            keep = lambda _unit: False  # noqa: E731
+        if keep is not None:  # a unit of another's is not named to it
+            doc["errors"] = [u for u in doc.get("errors") or [] if keep(u)]
             if (doc.get("last_run") or {}).get("errors"):
-                doc["last_run"]["errors"] = []
-            return doc
-        if narrowed:  # a unit of another's is not named to it
-            doc["errors"] = self._own_units(doc.get("errors") or [])
-            if (doc.get("last_run") or {}).get("errors"):
-                doc["last_run"]["errors"] = self._own_units(doc["last_run"]["errors"])
+                doc["last_run"]["errors"] = [u for u in doc["last_run"]["errors"] if keep(u)]
         return doc
 
     def _narrowed(self) -> Scope | None:
@@ -191,20 +188,21 @@ class Warehouse:
         scope = self._scope()
         return None if scope is None or self.settings.access.is_admin(scope.principal) else scope
 
-    def _own_units(self, units: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The source units the caller may be told of (search/access.visible_units); none before a build."""
+    def _unit_filter(self) -> Callable[[dict[str, Any]], bool] | None:
+        """Which source units the caller may be told of (search/access.unit_filter), read off one view;
+        None when it may be told of all (access off, an admin); before any build, none."""
         from warehouse.home import generation
-        from warehouse.search.access import view_on, visible_units
+        from warehouse.search.access import unit_filter, view_on
 
         scope = self._narrowed()
         if scope is None:
-            return units
+            return None
         try:
             con, _gen = generation.open_current(self.paths.generations)
         except KnowledgeError:
-            return []
+            return lambda _unit: False
         try:
-            return visible_units(con, view_on(con, scope), units)
+            return unit_filter(con, view_on(con, scope))
         finally:
             con.close()
 
@@ -315,7 +313,8 @@ class Warehouse:
 
     def sources(self) -> dict[str, Any]:
         self._require_enabled()
-        units = self._own_units(load_all_units(self.paths.state_dir))
+        keep = self._unit_filter()
+        units = [u for u in load_all_units(self.paths.state_dir) if keep is None or keep(u)]
         summary: dict[str, dict[str, int]] = {}
         for u in units:
             s = summary.setdefault(u["source"], {"units": 0, "ok": 0, "error": 0, "excluded": 0})
@@ -357,26 +356,25 @@ class Warehouse:
         """`knowledge_forget`: remove one session|actor|skill|workspace (or `all`) and prove no residue.
 
         Without `confirm` only counts what would go. Needs the warehouse enabled (it rebuilds)."""
-        from warehouse.lifecycle.forget import forget
+        from warehouse.lifecycle.forget import check_rights, forget, resolve
 
         self._require_enabled()
         if kind == "all":
             self._require_admin("forget all")
-        scope = self._narrowed()
+        scope = self._narrowed()  # no principal under access control: refused before anything is read
+        # what the target covers, read off the published generation once (rights, the team lake, forget)
+        target = resolve(self.paths, kind, id)
         if scope is not None:  # access on, not an admin: only what it sees in full, checked before anything goes
-            from warehouse.lifecycle.forget import check_rights, resolve
-
-            check_rights(self.paths, resolve(self.paths, kind, id), scope)
+            check_rights(self.paths, target, scope)
         team = None
         if self.settings.lake.backend == "ducklake":
-            # the shared lake first: the local rebuild reads a catalog snapshot, which must not hold it.
-            # What the target covers is read off the published generation (built from that snapshot).
-            from warehouse.lifecycle.forget import resolve
+            # the shared lake first: the local rebuild reads a catalog snapshot (the published generation
+            # was built from it), which must not hold the target any more
             from warehouse.team.forget import forget_ids
 
-            values = {"all": ["all"]} if kind == "all" else resolve(self.paths, kind, id).values
+            values = {"all": ["all"]} if kind == "all" else target.values
             team = {"kind": kind, "id": id, **forget_ids(self.settings.lake, values, confirm=confirm)}
-        doc = forget(self.paths, self.settings, kind, id, confirm=confirm)
+        doc = forget(self.paths, self.settings, target, confirm=confirm)
         return {**doc, "team": team} if team is not None else doc
 
     def delete_index(self, confirm: bool = False) -> dict[str, Any]:

@@ -155,9 +155,9 @@ def check_rights(paths: Paths, target: Target, scope: Scope) -> None:
                              kind=target.kind)
 
 
-def forget(paths: Paths, settings: Settings, kind: str, ident: str, confirm: bool = False) -> dict[str, Any]:
-    """Every item of the target (access control is checked by the caller first: `check_rights`)."""
-    target = resolve(paths, kind, ident)
+def forget(paths: Paths, settings: Settings, target: Target, confirm: bool = False) -> dict[str, Any]:
+    """Every item of `target` (`resolve`; access control is checked by the caller first: `check_rights`)."""
+    kind = target.kind
     doc: dict[str, Any] = {"kind": kind, "id": target.id, "confirmed": confirm, "would_remove": target.counts}
     lake = residue.scan(paths.lake, target.needles)
     doc["would_remove"]["lake_files"] = len(lake)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -280,10 +281,10 @@ def sees_id(con: duckdb.DuckDBPyConnection, view: View, kind: str, ident: str) -
     return row is not None
 
 
-def visible_units(con: duckdb.DuckDBPyConnection, view: View, units: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The source units (`akw sources`, `akw status` errors) a principal may be told of: its sessions, its
-    AutoClaw accounts, its workspaces' code, the skill roots of skills it sees. Whole-home units (the DSH
-    registry) and everything of another principal are left out, as if they did not exist."""
+def unit_filter(con: duckdb.DuckDBPyConnection, view: View) -> Callable[[dict[str, Any]], bool]:
+    """Whether a principal may be told of a source unit (`akw sources`, `akw status` errors): its sessions,
+    its AutoClaw accounts, its workspaces' code, the skill roots of skills it sees. Whole-home units (the
+    DSH registry) and everything of another principal are left out, as if they did not exist."""
     skills = sorted(view.skills)
     roots = {r[0] for r in db.run(con, "SELECT DISTINCT root_path FROM stg_skills WHERE list_contains(?, skill_id)",
                                   [skills]).fetchall()} if skills else set()
@@ -300,4 +301,4 @@ def visible_units(con: duckdb.DuckDBPyConnection, view: View, units: list[dict[s
             return ":" in unit and unit.split(":", 1)[1].rsplit(":", 1)[0] in roots
         return False
 
-    return [u for u in units if sees(u)]
+    return sees
