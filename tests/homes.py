@@ -61,6 +61,12 @@ def built(root: Path, sessions: int, seed: int, semantic: bool = False) -> Built
     return BuiltHome(src, root / "akw", manifest)
 
 
+def env_of(wh: Warehouse, **extra: str) -> dict[str, str]:
+    """The environment that points `akw` at `wh`'s home and sources (plus `extra`, e.g. AKW_PRINCIPAL)."""
+    return {"AKW_HOME": str(wh.paths.home), "DSH_HOME": str(wh.paths.dsh_home),
+            "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root), **extra}
+
+
 def q(wh: Warehouse, query: str, **kw: Any) -> dict[str, Any]:
     """One search request of `query` (extra request fields as keywords)."""
     return wh.search({"schema": "knowledge.search/v1", "query": query, **kw})

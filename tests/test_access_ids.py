@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from access_homes import as_, build, principals
 from cli_run import akw_json
-from homes import BuiltHome
+from homes import BuiltHome, env_of
 
 from warehouse.api import Warehouse
 from warehouse.core.errors import Code, KnowledgeError
@@ -111,8 +111,7 @@ def test_feedback_on_anothers_item_is_unknown_and_records_nothing(wh: Warehouse)
     assert refused(lambda: alice.feedback(mine, True, chosen=actor)).code == Code.NOT_FOUND.value
     assert len(read_all(wh.paths)) == before, "nothing recorded"
     assert alice.feedback(mine, True)["recorded"] is True  # its own item: recorded
-    env = {"AKW_HOME": str(wh.paths.home), "DSH_HOME": str(wh.paths.dsh_home),
-           "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root), "AKW_PRINCIPAL": ALICE}
+    env = env_of(wh, AKW_PRINCIPAL=ALICE)
     code, doc = akw_json("feedback", others(wh, ALICE, "episode")[0], "--useful", env=env)
     assert code != 0 and doc["errors"][0]["code"] == Code.NOT_FOUND.value
 
@@ -125,8 +124,7 @@ def test_forget_of_anothers_session_is_unknown_and_removes_nothing(wh: Warehouse
         hidden = refused(lambda c=confirm: alice.forget("session", session, confirm=c))
         assert hidden.code == unknown.code == Code.NOT_FOUND.value and hidden.message == unknown.message
     assert session in all_ids(wh, "SELECT session_id FROM ak_episode"), "still indexed"
-    env = {"AKW_HOME": str(wh.paths.home), "DSH_HOME": str(wh.paths.dsh_home),
-           "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root), "AKW_PRINCIPAL": ALICE}
+    env = env_of(wh, AKW_PRINCIPAL=ALICE)
     code, doc = akw_json("forget", "session", session, "--yes", env=env)
     assert code != 0 and doc["errors"][0]["code"] == Code.NOT_FOUND.value
     actor = others(wh, ALICE, "actor")[0]
@@ -163,8 +161,7 @@ def test_whole_home_operations_are_an_admins(wh: Warehouse, tmp_path: Path) -> N
         assert e.code == Code.ACCESS_DENIED.value and "access.admins" in e.message, name
     assert wh.status()["index_rev"] == rev and Settings.load(wh.paths.config_file, env={}).enabled
     assert not (tmp_path / "r").exists()
-    env = {"AKW_HOME": str(wh.paths.home), "DSH_HOME": str(wh.paths.dsh_home),
-           "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root), "AKW_PRINCIPAL": ALICE}
+    env = env_of(wh, AKW_PRINCIPAL=ALICE)
     code, doc = akw_json("report", "--out", str(tmp_path / "r"), env=env)
     assert code != 0 and doc["errors"][0]["code"] == Code.ACCESS_DENIED.value
     nobody = Warehouse(wh.paths, Settings.load(wh.paths.config_file, env={}))  # access on, no principal

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from cli_run import akw_json
-from homes import BuiltHome
+from homes import BuiltHome, env_of
 
 from warehouse.api import Warehouse
 from warehouse.core.errors import Code, KnowledgeError
@@ -22,14 +22,9 @@ def wh(small: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     return small.copy(tmp_path_factory.mktemp("bad-input") / "akw")
 
 
-def env(wh: Warehouse) -> dict[str, str]:
-    return {"AKW_HOME": str(wh.paths.home), "DSH_HOME": str(wh.paths.dsh_home),
-            "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root)}
-
-
 def coded(wh: Warehouse, *args: str, stdin: str | None = None) -> str:
     """The one error code of a `--json` run that must fail (exit 2: the caller's mistake)."""
-    code, doc = akw_json(*args, env=env(wh), stdin=stdin)
+    code, doc = akw_json(*args, env=env_of(wh), stdin=stdin)
     assert code == 2, doc
     [err] = doc["errors"]
     return err["code"]
@@ -73,7 +68,7 @@ def test_settings_are_validated_when_set_and_nothing_is_written(wh: Warehouse, a
 
 
 def test_a_valid_size_and_retention_are_taken_and_the_index_still_builds(wh: Warehouse) -> None:
-    code, doc = akw_json("config", "set", "index.memory_limit=256MB", "retention_days=36500", env=env(wh))
+    code, doc = akw_json("config", "set", "index.memory_limit=256MB", "retention_days=36500", env=env_of(wh))
     assert code == 0 and doc["agent-knowledge"]["index"]["memory_limit"] == "256MB"
-    code, run = akw_json("reindex", env=env(wh))
+    code, run = akw_json("reindex", env=env_of(wh))
     assert code == 0 and run["outcome"] in ("published", "noop"), json.dumps(run)[:500]
