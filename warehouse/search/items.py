@@ -26,7 +26,7 @@ from warehouse.search.contract import (
     UsedBy,
 )
 from warehouse.search.messages import msg
-from warehouse.search.snippets import ELLIPSIS, clean, make_snippet
+from warehouse.search.snippets import ELLIPSIS, make_snippet
 
 
 def iso(v: Any) -> str | None:
@@ -68,8 +68,8 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
         d = details[doc_id]
         terms = [t.lstrip("=") for t in terms_by_doc.get((lane, doc_id), [])]
         pos = (passages or {}).get((lane, doc_id)) if not terms else None
-        text = clean(d["text"] or "")[pos:] if pos else d["text"] or ""
-        snippet = None if locator else make_snippet(text, terms + words, req.budget.snippet_chars)
+        snippet = None if locator else make_snippet(d["text"] or "", terms + words, req.budget.snippet_chars,
+                                                    start_at=pos or 0)
         if snippet and pos:
             snippet = ELLIPSIS + snippet
         why = [msg("item.lexical", "en", terms=", ".join(terms[:6])),

@@ -73,9 +73,10 @@ def _best_start(matches: list[tuple[int, int]], width: int) -> int:
     return best
 
 
-def make_snippet(text: str, terms: list[str], chars: int) -> str:
-    """At most `chars` characters around the best match, cut on word boundaries, marked with "…"."""
-    text = clean(text)
+def make_snippet(text: str, terms: list[str], chars: int, start_at: int = 0) -> str:
+    """At most `chars` characters around the best match, cut on word boundaries, marked with "…";
+    `start_at`: an offset in the clean text (a passage's) before which nothing is shown."""
+    text = clean(text)[start_at:].strip() if start_at else clean(text)
     if chars <= 0:
         return ""
     if len(text) <= chars:
