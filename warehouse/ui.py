@@ -45,7 +45,8 @@ TEXT: dict[str, dict[str, str]] = {
     "card.why": {"ru": "Почему", "en": "Why"},
     "card.evidence": {"ru": "Доказательства", "en": "Evidence"},
     "card.skills": {"ru": "Навыки", "en": "Skills"},
-    "card.confidence": {"ru": "уверенность", "en": "confidence"},
+    "card.confidence": {"ru": "релевантность", "en": "relevance"},
+    "match.weak": {"ru": "Слабое совпадение: это зацепки, а не ответ", "en": "Weak match: leads, not the answer"},
     "skill.when": {"ru": "Когда применять", "en": "When to use"},
     "skill.resources": {"ru": "Ресурсы", "en": "Resources"},
     "skill.usage": {"ru": "История использования", "en": "Usage history"},
@@ -193,6 +194,15 @@ def plan_html(plan: dict[str, Any], lang: str, committed: bool = False) -> str:
             f'<p><b>{t("dispatch.context", lang)}:</b></p>{_list(prior, 5)}'
             + "".join(f'<p class="bad">{plain(e.get("code"))}: {plain(e.get("message"))}</p>'
                       for e in plan.get("errors") or []) + "</div>")
+
+
+def match_html(resp: dict[str, Any], lang: str) -> str:
+    """A banner over a weak answer (search/match.py) with the reason the search gave; "" for a strong one."""
+    if (resp.get("match") or {}).get("level") != "weak":
+        return ""
+    why = [w.get("message", "") for w in resp.get("warnings") or [] if w.get("code") == "KNOWLEDGE_WEAK_MATCH"]
+    return (f'<div id="akw-weak" style="border-left:4px solid #c90;padding:6px 12px;background:#fdf8ec">'
+            f'<b>{t("match.weak", lang)}</b>{_list(why, 2)}</div>')
 
 
 def empty_html(resp: dict[str, Any], lang: str) -> str:

@@ -134,9 +134,15 @@ def _where(lane: str, it: dict[str, Any]) -> str:
 def print_search(d: dict[str, Any]) -> None:
     r = d["routing"]
     out.print(f"[bold]{escape(d['query'])}[/bold]  "
-              + escape(f"intent={r['intent']} ({r['confidence']}) — {r['reason']}"))
+              + escape(f"intent={r['intent']} (intent confidence {r['confidence']}) — {r['reason']}"))
+    m = d.get("match")
+    if m:
+        style = {"strong": "green", "weak": "yellow", "none": "red"}[m["level"]]
+        facts = [f"{k} {m[k]}" for k in ("similarity", "coverage") if m.get(k) is not None]
+        facts += [f"unknown: {', '.join(m['unknown_terms'])}"] if m.get("unknown_terms") else []
+        out.print(f"[{style}]match: {m['level']}[/{style}]" + escape(f" ({'; '.join(facts)})" if facts else ""))
     for a in d.get("actors", []):
-        out.print("[cyan]actor[/cyan] " + escape(f"{a.get('name')} [{a['kind']}/{a['source']}] confidence="
+        out.print("[cyan]actor[/cyan] " + escape(f"{a.get('name')} [{a['kind']}/{a['source']}] fit="
                                                  f"{a.get('confidence')} dispatch={a.get('dispatch', {}).get('mode')}"))
         if a.get("context") or a.get("description"):
             out.print("   " + (a.get("context") or a.get("description")), markup=False)

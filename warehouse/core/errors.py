@@ -26,6 +26,9 @@ class Code(StrEnum):
     LANE_DEGRADED = "KNOWLEDGE_LANE_DEGRADED"
     SEMANTIC_UNAVAILABLE = "KNOWLEDGE_SEMANTIC_UNAVAILABLE"
     UNKNOWN_WORKSPACE = "KNOWLEDGE_UNKNOWN_WORKSPACE"  # a workspace filter value names no workspace (warning)
+    WEAK_MATCH = "KNOWLEDGE_WEAK_MATCH"  # a warning: the answer has real evidence, but little (search/match.py)
+    ACROSS_LANGUAGES = "KNOWLEDGE_ACROSS_LANGUAGES"  # a warning: word search cannot cross languages (semantic off)
+    NO_GOOD_MATCH = "KNOWLEDGE_NO_GOOD_MATCH"  # a warning: candidates, none good enough: found=false, no items
     BUDGET_EXCEEDED = "KNOWLEDGE_BUDGET_EXCEEDED"
     LOCKED = "KNOWLEDGE_INDEX_LOCKED"
     DISPATCH_CONFLICT = "KNOWLEDGE_DISPATCH_CONFLICT"

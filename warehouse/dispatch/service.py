@@ -185,7 +185,12 @@ def plan(paths: Paths, settings: Settings, engine: SearchEngine, req: DispatchRe
                 target = target_out(settings.dispatch, require_actor(con, top[0]), choice,
                                     [f"the task {how} skill {', '.join(names)}",
                                      f"used it {top[1]} time(s), more than any other actor (ak_skill_use)"])
-            if target is None:
+            strength = (search.get("match") or {}).get("level", "strong")
+            if target is None and search.get("actors") and strength != "strong":  # FR-7: no weak guess
+                warnings.append(Message(code=Code.WEAK_MATCH.value,
+                                        message=f"search: the task's best match is {strength}: no actor is "
+                                                "chosen on so little evidence"))
+            elif target is None:
                 for a in search.get("actors", []):
                     row = actor_row(con, a["actor_id"])
                     if row is not None:

@@ -2,7 +2,8 @@
 
 Order: an explicit actor (it must exist in `ak_actor`); else a skill the task names (its exact
 name) or implies (every word of a multi-word name appears in the task) → the actor with the most
-`ak_skill_use` of it; else the best actor `knowledge_search` returns for the task. Nothing fits →
+`ak_skill_use` of it; else the best actor `knowledge_search` returns for the task, when the search's
+answer is `strong` (search/match.py: a weak or absent match chooses no one, FR-7). Nothing fits →
 None, and the caller refuses honestly: no actor is ever invented.
 
 `dispatch.available` is the truth about this warehouse, never a promise (KD-4): the settings must

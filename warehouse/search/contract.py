@@ -421,12 +421,25 @@ class HiddenHint(_Out):
     author_principal: str | None = None
 
 
+class AnswerMatch(_Out):
+    """How strong the answer is as a whole (search/match.py, docs/search.md "Match"): `strong` — evidence
+    covers the query; `weak` — real evidence, but little of it (a KNOWLEDGE_WEAK_MATCH warning says why);
+    `none` — nothing good enough: found=false, no items and no actors (KNOWLEDGE_NO_GOOD_MATCH says why).
+    Not the router's `routing.confidence`, which is how sure it is of the question's intent."""
+
+    level: Literal["strong", "weak", "none"]
+    similarity: float | None = None  # the best item's similarity to the query (semantic side answering)
+    coverage: float | None = None  # the best item's idf-weighted share of the query's words
+    unknown_terms: list[str] | None = None  # the query's words no indexed document contains, that name a thing
+
+
 class SearchResponse(_Out):
     _keep_none = frozenset()
     schema_: Literal["knowledge.search/v1"] = Field(default=SCHEMA, alias="schema")
     request_id: str | None = Field(default=None, max_length=200)
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     found: bool = True
+    match: AnswerMatch | None = None
     routing: Routing
     lanes: Lanes
     actors: list[Actor] = Field(default_factory=list)

@@ -78,6 +78,23 @@ MESSAGES: dict[str, dict[Lang, str]] = {
     "lane.query_failed": {"en": "lane query failed ({error})"},
     "lane.no_match": {"en": "no indexed document matches; widen the filters (workspaces, since, outcome) "
                             "or run `akw reindex` if the work is recent"},
+    # -- the answer's match (search/match.py): English ------------------------------------------
+    "match.nothing": {"en": "nothing indexed matches the query"},
+    "match.unknown_names": {"en": "no indexed work mentions {names}: the nearest work is about something else, "
+                                  "so nothing is returned (check the spelling, or `akw reindex` if the work is new)"},
+    "match.thin": {"en": "the best candidates share only a few words or a loose meaning with the query (best "
+                         "similarity {sim}, word coverage {cov}); {verdict}"},
+    "match.thin_words": {"en": "the best candidates share only a few of the query's words (word coverage {cov}); "
+                               "{verdict}"},
+    "match.across_scripts": {"en": "the question and the work are in different languages and the closest work is "
+                                   "only loosely similar in meaning (best similarity {sim}); {verdict}"},
+    "match.across_words": {"en": "the question is in another language than most of the indexed work, and word "
+                                 "search matched only the few words they share (word coverage {cov}); {verdict}"},
+    "match.across_hint": {"en": "the question is in another language than most of the indexed work: word search "
+                                "cannot cross languages. Turn on search by meaning (`akw config set semantic.enabled "
+                                "true`, then `akw reindex`) or ask in the work's language"},
+    "match.verdict_weak": {"en": "treat the items as leads, not as the answer"},
+    "match.verdict_none": {"en": "nothing is returned; rephrase with the words the work would use"},
     "filter.unknown_workspace": {"en": "filters.workspaces: {workspace!r} names no indexed workspace (give its id, "
                                        "path, folder name or title; known: {known})"},
     "budget.exceeded": {"en": "even without items the response exceeds max_tokens={max_tokens}"},

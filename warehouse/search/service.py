@@ -32,11 +32,20 @@ from warehouse.core.paths import Paths
 from warehouse.core.proc import keep_heap_warm
 from warehouse.core.settings import Settings
 from warehouse.home import generation
-from warehouse.search import guard, synonyms, vector
+from warehouse.search import guard, match, synonyms, vector
 from warehouse.search.access import Catalog, Scope, View, materialise
 from warehouse.search.answer import assemble
 from warehouse.search.budget import apply_budget
-from warehouse.search.contract import LANES, SearchRequest, SearchResponse, Trace, TraceLane, parse_request
+from warehouse.search.contract import (
+    LANES,
+    AnswerMatch,
+    LaneWarning,
+    SearchRequest,
+    SearchResponse,
+    Trace,
+    TraceLane,
+    parse_request,
+)
 from warehouse.search.feedback_scores import FeedbackScores
 from warehouse.search.fusion import RRF_K, fuse, nominate, read_newest, read_profiles
 from warehouse.search.items import read_details
@@ -75,6 +84,7 @@ class SearchEngine:
         self._lane_info: dict[str, LaneInfo] = {}
         self._workspaces = WorkspaceIndex()  # what a workspace filter may name, of the open generation
         self._newest = "epoch"
+        self._cyrillic = 1.0  # share of the index's postings in Cyrillic (match.py: the language gap)
         self._profiles: dict[int, int] = {}  # actor profile document -> its representative episode's
         self._terms = TermCache()  # query chunk -> terms, term -> vocabulary entry, of the open generation
         self._catalog: Catalog | None = None  # the ACL names of the open generation (read when access is on)
@@ -114,6 +124,7 @@ class SearchEngine:
                 self._vec_info = vector.read_vec_info(self._con) if self._semantic else None
                 self._workspaces = WorkspaceIndex.read(self._con)
                 self._newest = read_newest(self._con)
+                self._cyrillic = match.read_index_cyrillic(self._con)
                 self._profiles = read_profiles(self._con)
                 self._terms = TermCache()
                 self._catalog = None
@@ -255,6 +266,9 @@ class SearchEngine:
         fused, actor_rows, vec_by_doc = fuse(sess, hits, weights, req, exp, self._lane_info, self._newest, semantic,
                                              self._feedback.by_doc, self._trust.by_doc, read_beside) \
             if hits else ([], [], None)
+        verdict = self._judge(req, exp, fused, (vec_by_doc or {}) if _answered(vec) else None)
+        if verdict.level == "none":  # KC-5: no good answer is an empty answer, with its reason
+            fused, actor_rows = [], []
         trimmed: list[str] = []
         if view is not None:  # actors seen in full only; then the live check of the final items
             actor_rows = guard.hold_actors(actor_rows, view)
@@ -270,6 +284,7 @@ class SearchEngine:
                         vec.passages if vec is not None else None)
         if vec is not None:
             resp.warnings.extend(vec.warnings)
+        _tell_match(resp, verdict, bool(hits))
         resp.fusion.feedback_rev = self._feedback.rev  # same index_rev + feedback_rev + trust_rev + request:
         resp.fusion.trust_rev = self._trust.rev  # same answer
         if view is not None:
@@ -281,6 +296,36 @@ class SearchEngine:
         for tr in lanes.traces:
             tr.items = len(getattr(resp.lanes, tr.lane).items) if getattr(resp.lanes, tr.lane) is not None else 0
         return resp, lanes.traces
+
+    def _judge(self, req: SearchRequest, exp: synonyms.Expansion, fused: list[tuple],
+               similarity: dict[tuple[str, int], float] | None) -> match.Match:
+        """The answer's strength (search/match.py); the query's words are tokenized by the index's macro."""
+        df = {t: d for t, _, d in exp.found}
+        sess, memo = self._local.sess, self._local.terms
+        names = match.unknown_names(req.query, lambda words: memo.chunk_terms(sess, words), df) if fused else []
+        return match.judge(fused, similarity if self._semantic else None, exp.groups, df, names, self._cyrillic)
+
+
+def _answered(vec: vector.VectorRun | None) -> bool:
+    """The vector side answered for at least one lane (its similarities are evidence either way)."""
+    return vec is not None and any(st.state == "answered" for st in vec.state.values())
+
+
+def _tell_match(resp: SearchResponse, verdict: match.Match, had_candidates: bool) -> None:
+    """The response's `match` and, for a weak or refused answer, the warning that says why."""
+    sim = None if verdict.similarity is None else round(verdict.similarity, 3)
+    resp.match = AnswerMatch(level=verdict.level, similarity=sim, coverage=round(verdict.coverage, 3),
+                             unknown_terms=list(verdict.names) or None)
+    if verdict.across and verdict.similarity is None and verdict.level != "strong":  # semantic off or unanswered
+        resp.warnings.insert(0, LaneWarning(code=Code.ACROSS_LANGUAGES.value, lane="all",
+                                            message=msg("match.across_hint", "en")))
+    if verdict.level == "strong" or not had_candidates or not verdict.reason or verdict.reason == "match.nothing":
+        return
+    code = Code.WEAK_MATCH if verdict.level == "weak" else Code.NO_GOOD_MATCH
+    tail = msg("match.verdict_weak" if verdict.level == "weak" else "match.verdict_none", "en")
+    text = msg(verdict.reason, "en", names=", ".join(repr(n) for n in verdict.names), sim=sim,
+               cov=round(verdict.coverage, 3), verdict=tail)
+    resp.warnings.insert(0, LaneWarning(code=code.value, lane="all", message=text))
 
 
 def _details(read: list[Future[dict[int, dict[str, Any]]]]) -> dict[int, dict[str, Any]] | None:

@@ -40,23 +40,29 @@ class TermCache:
         self._lock = threading.Lock()
 
     def tokens(self, sess: duckdb.DuckDBPyConnection, query: str) -> list[str]:
-        """The query's distinct index terms, sorted; unseen chunks go through the session's
-        prepared `akw_chunk_tokens` statement (rows of temp table `_query`) in one call."""
+        """The query's distinct index terms, sorted."""
         parts = [c for c in dict.fromkeys(chunks(lexical.query_text(query))) if c]
+        known = self.chunk_terms(sess, parts)
+        return sorted({t for c in parts for t in known[c]})
+
+    def chunk_terms(self, sess: duckdb.DuckDBPyConnection, parts: list[str]) -> dict[str, tuple[str, ...]]:
+        """Chunk -> its index terms; unseen chunks go through the session's prepared `akw_chunk_tokens`
+        statement (rows of temp table `_query`) in one call."""
         with self._lock:
             known = {c: self._chunk_terms[c] for c in parts if c in self._chunk_terms}
-        missing = [c for c in parts if c not in known]
+        missing = [c for c in dict.fromkeys(parts) if c not in known]
         if missing:
             values = ", ".join(f"({literals.text(c)})" for c in missing)
             sess.execute(f"DELETE FROM _query; INSERT INTO _query VALUES {values}")
             got = {c: tuple(t or []) for c, t in sess.execute("EXECUTE akw_chunk_tokens").fetchall()}
+            got.update((c, ()) for c in missing if c not in got)
             known.update(got)
             keep = {c: t for c, t in got.items() if len(c) <= MAX_CHUNK_CHARS}
             with self._lock:
                 if len(self._chunk_terms) + len(keep) > MAX_ENTRIES:
                     self._chunk_terms.clear()
                 self._chunk_terms.update(keep)
-        return sorted({t for c in parts for t in known[c]})
+        return known
 
     def lookup(self, cur: duckdb.DuckDBPyConnection, terms: list[str]) -> list[tuple[str, int, int]]:
         """`lexical.lookup`: (term, term_id, df) of the known terms, by term_id; unseen terms in one statement."""

@@ -1,0 +1,13 @@
+-- The share of the index's term postings written in Cyrillic, read once per generation
+-- (warehouse/search/match.py): a Russian question over an index with almost none is a question
+-- about work logged in another language, which only the vector side can bridge.
+WITH vocab AS (
+    SELECT term, df FROM fts_vocab
+),
+by_script AS (
+    SELECT coalesce(sum(df) FILTER (WHERE regexp_matches(term, '[а-яёА-ЯЁ]')), 0) AS cyrillic,
+           coalesce(sum(df), 0) AS total
+    FROM vocab
+)
+SELECT CASE WHEN total > 0 THEN cyrillic / total ELSE 0 END AS cyrillic_share
+FROM by_script

@@ -1,0 +1,109 @@
+"""The answer's match (issue 24, docs/search.md "Match"): strong, weak or none, and what each does.
+
+The rules are unit-tested on fusion-shaped rows; the shared generated home shows them end to end:
+a query that names something no indexed work mentions is an empty answer with its reason, a weak
+one keeps its items with a warning, and dispatch chooses no actor from a weak search.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from homes import BuiltHome, q
+
+from warehouse.api import Warehouse
+from warehouse.core.errors import Code
+from warehouse.search import match
+
+
+def _row(lane: str, doc: int, coverage: float) -> tuple[Any, ...]:
+    """A slots.sql row as fusion returns it (lane, doc_id, doc_key, rrf, rel, coverage, …)."""
+    return (lane, doc, f"k{doc}", 0.1, 0.5, coverage, 1, "", None)
+
+
+ENGLISH_WORK = {"server": 10, "pygam": 9, "css": 16}  # df of terms an English index knows
+
+
+def test_lexical_only_levels_follow_coverage() -> None:
+    groups = [["mysql"], ["root"]]
+    df = {"mysql": 5, "root": 7}
+    assert match.judge([_row("episodes", 1, 0.8)], None, groups, df, []).level == "strong"
+    assert match.judge([_row("episodes", 1, 0.45)], None, groups, df, []).level == "weak"
+    assert match.judge([_row("episodes", 1, 0.2)], None, groups, df, []).level == "none"
+    assert match.judge([], None, groups, df, []).level == "none"
+
+
+def test_a_name_the_index_never_saw_refuses_unless_the_rest_matches() -> None:
+    groups = [["numpi"], ["fft"], ["leak"]]
+    df = {"numpi": 30, "leak": 3}
+    sims = {("episodes", 1): 0.56}  # the nearest numpy work is similar, and still not an answer
+    got = match.judge([_row("episodes", 1, 0.3)], sims, groups, df, ["fft"])
+    assert (got.level, got.reason, got.names) == ("none", "match.unknown_names", ("fft",))
+    assert match.judge([_row("episodes", 1, 0.7)], sims, groups, df, ["fft"]).level == "strong"
+
+
+def test_semantic_levels_follow_similarity_and_coverage() -> None:
+    groups = [["vue"], ["todo"]]
+    df = {"vue": 6, "todo": 9}
+    row = [_row("episodes", 1, 0.1)]
+    assert match.judge(row, {("episodes", 1): 0.55}, groups, df, []).level == "strong"
+    assert match.judge(row, {("episodes", 1): 0.42}, groups, df, []).level == "weak"
+    assert match.judge(row, {("episodes", 1): 0.30}, groups, df, []).level == "none"
+    assert match.judge([_row("episodes", 1, 0.36)], {}, groups, df, []).level == "weak"  # thin words, no meaning
+
+
+def test_across_languages_meaning_decides_and_words_do_not() -> None:
+    groups = [["тетрис"], ["pygam", "pygame"]]  # "где агент делал тетрис на pygame?" over English work
+    row = [_row("episodes", 1, 0.58)]  # "pygame" matched: no evidence of a Tetris game
+    low, high = {("episodes", 1): 0.39}, {("episodes", 1): 0.47}
+    assert match.judge(row, low, groups, ENGLISH_WORK, [], index_cyrillic=0.0).level == "none"
+    assert match.judge(row, high, groups, ENGLISH_WORK, [], index_cyrillic=0.0).level == "strong"
+    # semantic off: at most weak, and the verdict says the question is across languages (the hint)
+    off = match.judge(row, None, groups, ENGLISH_WORK, [], index_cyrillic=0.0)
+    assert (off.level, off.across) == ("weak", True)
+    # an index with Russian text: the same words are evidence, nothing is across
+    assert match.judge(row, None, groups, ENGLISH_WORK, [], index_cyrillic=0.08).level == "strong"
+    # a known identifier is evidence in any language
+    ident = [["=warmup", "warmup"], ["переполнен"]]
+    assert match.judge(row, low, ident, {"=warmup": 2, "warmup": 2}, [], index_cyrillic=0.0).level == "strong"
+
+
+def test_unknown_names_are_unseen_latin_words_that_are_no_english_word() -> None:
+    terms = {"which": ("which",), "agent": ("agent",), "fixed": ("fix",), "memory": ("memori",),
+             "leak": ("leak",), "numpy": ("numpi",), "fft": ("fft",), "module": ("modul",)}
+    df = {"agent": 40, "fix": 90, "memori": 3, "numpi": 30, "modul": 12}
+    got = match.unknown_names("which agent fixed a memory leak in the numpy.fft module?",
+                              lambda words: {w: terms.get(w, (w,)) for w in words}, df)
+    assert got == ["fft"]  # "leak" is unseen too, but it is an English word
+
+
+# -- end to end on the shared home -------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def wh(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return home24.copy(tmp_path_factory.mktemp("home"))
+
+
+def test_a_query_naming_an_unknown_thing_is_an_empty_answer_with_its_reason(wh: Warehouse) -> None:
+    d = q(wh, "кто поднимал kubernetes кластер для shop-api")
+    assert d["found"] is False and d["actors"] == []
+    assert all(not d["lanes"][ln]["items"] for ln in ("episodes", "code", "skills"))
+    assert d["match"]["level"] == "none" and d["match"]["unknown_terms"] == ["kubernetes"]
+    refused = [w for w in d["warnings"] if w["code"] == Code.NO_GOOD_MATCH.value]
+    assert len(refused) == 1 and "'kubernetes'" in refused[0]["message"] and refused[0]["lane"] == "all"
+
+
+def test_a_strong_answer_says_so_and_keeps_its_evidence(wh: Warehouse) -> None:
+    d = q(wh, "who restored MySQL root access on 176.99.5.35")
+    assert d["found"] is True and d["match"]["level"] == "strong" and d["actors"]
+    assert not {w["code"] for w in d["warnings"]} & {Code.WEAK_MATCH.value, Code.NO_GOOD_MATCH.value}
+
+
+def test_a_weak_answer_keeps_its_items_with_a_warning_and_dispatch_chooses_no_one(wh: Warehouse) -> None:
+    task = "deploy the ledger service via helm"
+    d = q(wh, task)
+    assert d["found"] is True and d["match"]["level"] == "weak"
+    assert Code.WEAK_MATCH.value in {w["code"] for w in d["warnings"]}
+    plan = wh.dispatch({"schema": "knowledge.dispatch/v1", "task": {"text": task}})
+    assert plan["target"] is None and [e["code"] for e in plan["errors"]] == [Code.NOT_FOUND.value]
+    assert Code.WEAK_MATCH.value in {w["code"] for w in plan["warnings"]}
