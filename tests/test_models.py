@@ -149,6 +149,19 @@ def test_goal_is_the_human_request(src, episodes, con) -> None:
         assert not any(goal.startswith(i.split("\n", 1)[0]) for i in injected), e["episode_id"]
 
 
+def test_a_later_episode_is_titled_by_its_own_request(src, episodes, con) -> None:
+    """Issue 24: every turn of a multi-task session used to carry the first task's (the session's) title."""
+    session_title = dict(con.execute("SELECT session_id, title FROM stg_dsh_sessions").fetchall())
+    later = [(t, e) for t, e in _matched(src, episodes)
+             if e["source"] == "harness" and not e["episode_id"].endswith((":0", ":1"))]
+    assert len(later) >= 5  # the fixture has multi-task sessions
+    for t, e in later:
+        request = " ".join((redact(t["request"]) or "").split("\n", 1)[0].split())
+        assert e["title"] != session_title[e["session_id"]], e["episode_id"]
+        assert request.startswith(e["title"].removesuffix("…")), (e["episode_id"], e["title"])
+        assert len(e["title"]) <= 81
+
+
 def test_participants(src, episodes, con) -> None:
     manifest = src[1]
     names = {a["actor_id"]: a["name"] for a in manifest["actors"]}

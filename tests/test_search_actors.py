@@ -88,14 +88,22 @@ def test_names_say_what_the_actor_is(wh: Warehouse, gen: tuple[Path, dict[str, A
     by_id = {a["actor_id"]: a for a in gen[1]["actors"]}
     for actor_id, kind, name, context, ws, description in actors:
         assert not name.startswith("session:"), name
-        if kind == "root_session":
-            assert re.fullmatch(r"[a-z]+ agent · " + re.escape(ws_names[ws]), name), name
-            assert context == titles[by_id[actor_id]["session_id"]]
+        if kind == "root_session":  # preset · workspace · its task · its day (issue 24: tell them apart)
+            title = titles[by_id[actor_id]["session_id"]]
+            m = re.fullmatch(r"[a-z]+ agent · " + re.escape(ws_names[ws]) + r" · (.+) · 2026-\d\d-\d\d( \d\d:\d\d)?",
+                             name)
+            assert m and title.startswith(m.group(1).removesuffix("…")), name
+            assert context == title
         elif kind in ("subagent", "team_member"):
             assert name == f"{by_id[actor_id]['name']} · {ws_names[ws]}"
             assert description, actor_id  # the team's or the parent's catalogue says what the role is for
         else:
             assert name == by_id[actor_id]["name"] and context is None
+
+
+def test_root_session_actors_are_told_apart_by_name(wh: Warehouse) -> None:
+    names = [n for (n,) in rows(wh, "SELECT display_name FROM ak_actor WHERE kind = 'root_session'")]
+    assert len(names) >= 10 and len(set(names)) == len(names)
 
 
 def test_episode_items_name_their_actor(wh: Warehouse) -> None:

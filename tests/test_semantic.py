@@ -248,3 +248,18 @@ def test_a_detail_deep_in_a_session_is_found_by_its_passage(on: Warehouse) -> No
     sims = {i["session_id"]: float(w[5:]) for i in resp["lanes"]["episodes"]["items"] for w in i["why"]
             if w.startswith("vec: ")}
     assert sims.get(session, 0) >= 0.9, "the passage's own text finds its session by meaning, as its best unit"
+
+
+def test_a_skill_is_found_by_a_passage_of_its_body(on: Warehouse) -> None:
+    """Issue 24: a skill's head unit holds its name and description; how the practice goes is deeper in
+    SKILL.md. Its body's passages are embedded in the skills lane, and a question about one finds it."""
+    from warehouse.core.passages import passages
+
+    name, text, pos = on.sql(
+        "SELECT split_part(d.doc_key, ':', 3), d.text, v.pos FROM akw_vec v JOIN ak_document d USING (doc_id) "
+        "WHERE v.lane_no = 2 AND v.part > 0 AND v.pos > 300 ORDER BY v.doc_id, v.pos LIMIT 1", limit=1)["rows"][0]
+    passage = dict(passages(text))[pos]
+    resp = q(on, passage, include=["skills"])
+    items = resp["lanes"]["skills"]["items"]
+    assert items and items[0]["name"] == name
+    assert any(w.startswith("vec: ") and float(w[5:]) >= 0.9 for w in items[0]["why"])

@@ -1,11 +1,12 @@
 """The semantic lane's vectors (FR-5.1), built in the build child when `semantic.enabled` is on.
 
 Knowledge units: one vector per `episode`, `memory`, `skill` and actor document (its head, part 0:
-`sql/build/vec_units.sql`), and in the episodes lane one per passage of an episode's summary, the
-assistant's messages and the tools' results (parts 1..n, `warehouse/core/passages.py`: ~400 characters,
-at most PER_DOC per document and PASSAGES_PER_EPISODE per episode, deduplicated within it), stored in the
-generation as `akw_vec(lane_no, doc_id, part, pos, text_md5, vec FLOAT[512])`, sorted by lane. An
-episode's similarity is its best unit's (search/vector.py), and `pos` points the snippet at the passage.
+`sql/build/vec_units.sql`), and one per passage of an episode's summary, the assistant's messages and
+the tools' results (episodes lane) and of a skill's body (skills lane) (parts 1..n,
+`warehouse/core/passages.py`: ~400 characters, at most PER_DOC per document and PASSAGES_PER_EPISODE
+per episode, deduplicated within it), stored in the generation as
+`akw_vec(lane_no, doc_id, part, pos, text_md5, vec FLOAT[512])`, sorted by lane. A document's
+similarity is its best unit's (search/vector.py), and `pos` points the snippet at the passage.
 
 Vectors are cached by the md5 of the unit text: the previous
 generation (attached read-only, like the lexical index's term reuse) lends every vector of a
@@ -48,18 +49,18 @@ FETCH_ROWS = 4096
 
 
 def cut_passages(con: duckdb.DuckDBPyConnection, path: Path) -> int:
-    """Cut the episodes lane's passages (vec_passage_docs.sql order) into a Parquet file at `path`;
+    """Cut the episodes' and skills' passages (vec_passage_docs.sql order) into a Parquet file at `path`;
     returns how many. Texts stream in batches; an episode's passages are capped and deduplicated."""
     import hashlib
 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    cols: dict[str, list] = {"doc_id": [], "part": [], "pos": [], "unit_text": [], "text_md5": []}
+    cols: dict[str, list] = {"doc_id": [], "lane_no": [], "part": [], "pos": [], "unit_text": [], "text_md5": []}
     res = con.execute(render_build("vec_passage_docs", {}))
     grp, seen, kept = None, set(), 0
     while rows := res.fetchmany(FETCH_ROWS):
-        for doc_id, g, text in rows:
+        for doc_id, g, text, lane_no in rows:
             if g != grp:
                 grp, seen, kept = g, set(), 0
             if kept >= PASSAGES_PER_EPISODE:
@@ -70,9 +71,11 @@ def cut_passages(con: duckdb.DuckDBPyConnection, path: Path) -> int:
                     continue
                 seen.add(md5)
                 kept += 1
-                for k, v in (("doc_id", doc_id), ("part", part), ("pos", pos), ("unit_text", piece), ("text_md5", md5)):
+                for k, v in (("doc_id", doc_id), ("lane_no", lane_no), ("part", part), ("pos", pos),
+                             ("unit_text", piece), ("text_md5", md5)):
                     cols[k].append(v)
-    table = pa.table({"doc_id": pa.array(cols["doc_id"], pa.int32()), "part": pa.array(cols["part"], pa.int16()),
+    table = pa.table({"doc_id": pa.array(cols["doc_id"], pa.int32()), "lane_no": pa.array(cols["lane_no"], pa.uint8()),
+                      "part": pa.array(cols["part"], pa.int16()),
                       "pos": pa.array(cols["pos"], pa.int32()), "unit_text": pa.array(cols["unit_text"], pa.string()),
                       "text_md5": pa.array(cols["text_md5"], pa.string())})
     pq.write_table(table, path, compression="zstd")

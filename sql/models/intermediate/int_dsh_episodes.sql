@@ -1,6 +1,10 @@
 -- One row per DSH episode with its goal, actions, result and outcome, derived deterministically.
 -- Outcome: failure if the last tool result failed or the final answer says so; partial if the
 -- answer states a remainder; success otherwise (macro akw_text_outcome).
+-- Title: the turn's own (a title event, a goal change); the first episode may take the session's title,
+-- a later one is titled by its own request (akw_title_of): a session of several tasks titled every turn
+-- with the first task's title (issue 24). The session title is the last resort, and the context of a later
+-- episode's vector (sql/build/vec_units.sql): "paint the paddles" is part of "a Pong game".
 WITH ev AS (SELECT * FROM {{ ref('int_dsh_episode_events') }}),
 agg AS (
     SELECT episode_id, session_id, ep_no,
@@ -35,7 +39,8 @@ agg AS (
 SELECT a.*,
        s.actor_id, s.actor_kind, s.workspace_id, s.workspace_path, s.cwd,
        coalesce(a.goal, a.first_injected) AS goal_text,
-       coalesce(a.turn_title, a.goal_changes[1], s.title, s.proj_title) AS title,
+       coalesce(a.turn_title, a.goal_changes[1], CASE WHEN a.ep_no <= 1 THEN s.title END, akw_title_of(a.goal),
+                akw_title_of(a.first_injected), s.title, s.proj_title) AS title,
        CASE
            WHEN a.last_result_error THEN 'failure'
            ELSE akw_text_outcome(a.final_answer)

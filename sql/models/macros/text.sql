@@ -4,6 +4,8 @@
 -- akw_files_text(j): a `files` list of DSH events (`[{path, change}]` or `[{path, description}]`)
 --   as one line per file: `path (change)` / `path — description`.
 -- akw_path_name(p): the last segment of a path (`/home/u/shop-api/` -> `shop-api`), / or \.
+-- akw_title_of(t): a title made of a request: its first non-empty line, spaces collapsed, cut at a word
+--   boundary to at most 80 characters (`…` when cut); NULL for no text. akw_title_cut(t, n): the same, n.
 -- Total on any string: the JSON functions only ever see valid JSON or NULL (`akw_valid_json`). DuckDB does
 -- not promise to short-circuit `json_valid(j) AND json_type(j) …` inside one condition; one tool error
 -- that was not JSON ("ERROR 1290 (HY000): …") killed the 1M cold build (issue 27).
@@ -20,3 +22,10 @@ CREATE OR REPLACE MACRO akw_files_text(j) AS
          ELSE j END;
 CREATE OR REPLACE MACRO akw_path_name(p) AS
     nullif(regexp_extract(rtrim(p, '/\'), '[^/\\]+$'), '');
+CREATE OR REPLACE MACRO akw_first_line(t) AS
+    nullif(regexp_replace(trim(regexp_extract(t, '[^\n]*\S[^\n]*')), '\s+', ' ', 'g'), '');
+CREATE OR REPLACE MACRO akw_title_cut(t, n) AS
+    CASE WHEN length(akw_first_line(t)) <= n THEN akw_first_line(t)
+         ELSE coalesce(nullif(regexp_replace(left(akw_first_line(t), n), '\s+\S*$', ''), ''),
+                       left(akw_first_line(t), n)) || '…' END;
+CREATE OR REPLACE MACRO akw_title_of(t) AS akw_title_cut(t, 80);

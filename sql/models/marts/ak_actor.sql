@@ -1,8 +1,8 @@
 -- Actors: anyone who did work — a DSH root session, a subagent, a team member, a saved AutoClaw
 -- agent — with activity, model, counts, success rate and the dispatch mode the contract assigns.
 -- col: kind: root_session | subagent | team_member | autoclaw_agent
--- col: display_name: what the actor is: `standard agent · shop-api` (root session: preset and workspace folder), `verify-admin · infra-ops` (subagent, team member: role and workspace), the saved agent's name (AutoClaw)
--- col: context: the title of the actor's first session (DSH; the name no longer carries it), NULL for saved agents
+-- col: display_name: what the actor is, distinct for a manager: `standard agent · shop-api · Restore MySQL access on 176.99.5.35 · 2026-09-03` (root session: preset, workspace folder, its first session's task cut to 48 characters, the day it started; the time too when that is not distinct), `verify-admin · infra-ops` (subagent, team member: role and workspace), the saved agent's name (AutoClaw)
+-- col: context: the title of the actor's first session (DSH), NULL for saved agents
 -- col: description: what the actor is for: a saved agent's description, a team member's (agentTeam.members), a subagent's (its parent's subagent/catalog)
 -- col: dispatch_mode: spawn_replica (historical DSH actor) | team_task (team member) | external_handoff (AutoClaw)
 -- col: success_rate: successes / finished episodes (partial counts as half)
@@ -73,8 +73,25 @@ part AS (  -- AutoClaw agents also work as participants of other agents' runs
     SELECT 'actor:autoclaw:agent:' || account || ':' || agent_id AS actor_id, count(*) AS participations,
            count(*) FILTER (WHERE outcome IN ('completed', 'success')) AS participations_ok
     FROM {{ ref('stg_ac_participations') }} GROUP BY ALL
+),
+named AS (  -- a root session is one run of a preset: what it did and when tell sixteen `standard agent · astropy` apart
+    SELECT a.actor_id,
+           CASE WHEN a.kind = 'root_session'
+                THEN concat_ws(' · ', a.display_name, akw_title_cut(a.context, 48),
+                               strftime(ep.first_activity AT TIME ZONE 'UTC', '%Y-%m-%d'))
+                ELSE a.display_name END AS day_name,
+           strftime(ep.first_activity AT TIME ZONE 'UTC', ' %H:%M') AS at_time
+    FROM actors a
+    LEFT JOIN ep USING (actor_id)
+),
+distinct_names AS (
+    SELECT actor_id,
+           CASE WHEN count(*) OVER (PARTITION BY day_name) > 1 AND at_time IS NOT NULL
+                     AND actor_id LIKE 'actor:harness:root:%'
+                THEN day_name || at_time ELSE day_name END AS display_name
+    FROM named
 )
-SELECT a.actor_id, a.kind, a.source, a.display_name, a.context, a.description,
+SELECT a.actor_id, a.kind, a.source, n.display_name, a.context, a.description,
        coalesce(a.workspace_id, w.main_workspace_id) AS workspace_id,
        coalesce(a.workspace_path, w.main_workspace_path) AS workspace_path,
        a.session_id, a.parent_session_id, a.account, a.agent_id, a.session_ids,
@@ -91,6 +108,7 @@ SELECT a.actor_id, a.kind, a.source, a.display_name, a.context, a.description,
        coalesce([{'name': r.name, 'uses': r.uses} FOR r IN sk.ranked], []) AS top_skills,
        coalesce(sk.skill_names, []) AS skill_names
 FROM actors a
+JOIN distinct_names n USING (actor_id)
 LEFT JOIN ep USING (actor_id)
 LEFT JOIN main_ws w USING (actor_id)
 LEFT JOIN part USING (actor_id)
