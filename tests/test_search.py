@@ -260,7 +260,9 @@ def test_empty_result_is_honest(wh: Warehouse) -> None:
     d = q(wh, "zxqvbn квазиглоттализация")
     assert d["found"] is False and d["actors"] == []
     assert all(not d["lanes"][ln]["items"] for ln in ("episodes", "code", "skills"))
-    assert {w["code"] for w in d["warnings"]} == {"KNOWLEDGE_NO_MATCH"}
+    assert {w["code"] for w in d["warnings"]} == {"KNOWLEDGE_NO_MATCH", "KNOWLEDGE_NO_GOOD_MATCH"}
+    named = [w["message"] for w in d["warnings"] if w["code"] == "KNOWLEDGE_NO_GOOD_MATCH"]
+    assert d["match"]["unknown_terms"] == ["zxqvbn"] and "'zxqvbn'" in named[0]  # what it names is not here
 
 
 def test_query_is_a_literal(wh: Warehouse) -> None:

@@ -35,6 +35,15 @@ def _slug(text: str | None, fallback: str) -> str:
     return s[:40].rstrip("-") or fallback
 
 
+def _replica_name(target: TargetOut) -> str:
+    """A root session's name says its task and day (ak_actor.display_name); its replica is named by what it
+    is — preset and workspace — and the session it continues, which fits a teammate name and stays unique."""
+    if target.kind == "root_session":
+        what = " ".join(target.name.split(" · ")[:2]) if target.name else ""
+        return f"{_slug(what, 'actor')}-{target.actor_id.rsplit('-', 1)[-1][:8]}"
+    return _slug(target.name, "actor")
+
+
 def _brief(req: DispatchRequest, pack_ref: str) -> str:
     lines = [req.task.summary()]
     if req.task.acceptance:
@@ -56,7 +65,7 @@ def build(req: DispatchRequest, target: TargetOut, pack: ContextPack, assignment
     name = target.name or target.actor_id
     calls: list[ToolCall] = []
     if mode == "spawn_replica":
-        replica = "replica-" + _slug(target.name, "actor")
+        replica = "replica-" + _replica_name(target)
         calls = [
             ToolCall(tool="spawn_teammate", arguments={
                 "name": replica,

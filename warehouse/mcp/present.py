@@ -52,7 +52,9 @@ def summary(tool: str, doc: dict[str, Any]) -> str:
         lanes = doc.get("lanes") or {}
         n = {k: len((v or {}).get("items", [])) for k, v in lanes.items() if v}
         budget = (doc.get("limits") or {}).get("budget") or {}
-        return (f"intent={doc['routing']['intent']}; actors={len(doc.get('actors', []))}; "
+        level = (doc.get("match") or {}).get("level")
+        return ((f"match={level}" + (" (leads, not the answer); " if level == "weak" else "; ") if level else "")
+                + f"intent={doc['routing']['intent']}; actors={len(doc.get('actors', []))}; "
                 + ", ".join(f"{k}={v}" for k, v in n.items())
                 + f"; tokens {budget.get('used_tokens')}/{budget.get('max_tokens')}"
                 + ("; truncated" if (doc.get("limits") or {}).get("truncated") else "")

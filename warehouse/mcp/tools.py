@@ -111,10 +111,12 @@ TOOLS: tuple[Tool, ...] = (
          a.input_schema(a.StatusArgs), _status, needs_enabled=False),
     Tool("knowledge_search", "search",
          "knowledge.search/v1: who already did this and what bears on it (episodes, code, skills, actors) with "
-         "evidence ids; snippets only, within budget.max_tokens (full texts: knowledge_get_*). `schema` may be "
+         "evidence ids; snippets only, within budget.max_tokens (full texts: knowledge_get_*). `match.level` says "
+         "how strong the answer is: strong, weak (leads, not the answer) or none (found=false). `schema` may be "
          "omitted.",
          "knowledge.search/v1: кто уже делал это и что к этому относится (эпизоды, код, навыки, исполнители) "
-         "с id доказательств; только сниппеты в пределах budget.max_tokens (полные тексты — knowledge_get_*).",
+         "с id доказательств; только сниппеты в пределах budget.max_tokens (полные тексты — knowledge_get_*). "
+         "`match.level` — насколько силён ответ: strong, weak (зацепки, не ответ) или none (found=false).",
          a.input_schema(SearchRequest, optional=("schema",)), _search, output_schema=response_json_schema()),
     Tool("knowledge_get_agent", "get_agent",
          "The card of one agent (actor id from a search): what it did, skills, outcomes; optionally fit to a task.",

@@ -9,8 +9,8 @@ vector side answering, their best similarity. Two more things the index knows ab
   that is no English word (an English dictionary, `pyspellchecker`'s word list) names a thing —
   `fft`, `websocket`, `jwt`, `kubernetes` — and the index holds no work on it: the nearest work
   (numpy, the Vue todo app, `requests`) is not an answer, however similar. A typo is such a word
-  too, and the reason then names it. Only an item that matches most of the rest of the query
-  lexically still answers (`NAME_COVERAGE`).
+  too, and the reason then names it. An item that matches most of the rest of the query lexically
+  (`NAME_COVERAGE`: "who deployed shop-api to kubernetes" → the shop-api deploys) is a lead: `weak`.
 - **Across languages.** A Russian question about English work (the index knows few of its own
   Cyrillic words) matches by meaning: the words it shares with the work (a library name, a stray
   Russian word in a log) are no evidence of the topic, so with the vector side answering its
@@ -44,7 +44,7 @@ STRONG_COVERAGE = 0.5  # best lexical coverage of a strong answer
 MIN_COVERAGE_SEMANTIC = 0.35  # with the vector side answering, a thinner lexical match it does not back is none
 ACROSS_KNOWN_SHARE = 0.2  # a Cyrillic question whose own words the index knows less than this share of ...
 ACROSS_INDEX_CYRILLIC = 0.02  # ... over an index whose postings are less than this share Cyrillic: across
-NAME_COVERAGE = 0.6  # a query naming something unknown: an item must still match this much of it
+NAME_COVERAGE = 0.6  # a query naming something unknown: an item matching this much of it is a lead (weak)
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*[A-Za-z]")
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
@@ -74,10 +74,11 @@ def judge(items: Sequence[tuple], similarity: Mapping[tuple[str, int], float] | 
     sims = [similarity[(r[0], int(r[1]))] for r in items if (r[0], int(r[1])) in similarity] \
         if similarity is not None else []
     sim = max(sims, default=0.0) if similarity is not None else None
-    if names and cov < NAME_COVERAGE:
-        return Match("none", "match.unknown_names", sim, cov, tuple(names), gap)
+    if names:  # what it names is not here: at best the items match the rest of the query (leads)
+        level: Level = "weak" if cov >= NAME_COVERAGE else "none"
+        return Match(level, "match.unknown_names", sim, cov, tuple(names), gap)
     if sim is None:  # lexical evidence alone: fusion already held the best item to MIN_BEST_COVERAGE
-        level: Level = "strong" if cov >= STRONG_COVERAGE else "weak" if cov >= MIN_BEST_COVERAGE else "none"
+        level = "strong" if cov >= STRONG_COVERAGE else "weak" if cov >= MIN_BEST_COVERAGE else "none"
         if across and level == "strong":  # the shared words may be all the question and the work have in common
             return Match("weak", "match.across_words", sim, cov, across=True)
         return Match(level, "" if level == "strong" else "match.thin_words", sim, cov, across=gap)

@@ -80,8 +80,8 @@ MESSAGES: dict[str, dict[Lang, str]] = {
                             "or run `akw reindex` if the work is recent"},
     # -- the answer's match (search/match.py): English ------------------------------------------
     "match.nothing": {"en": "nothing indexed matches the query"},
-    "match.unknown_names": {"en": "no indexed work mentions {names}: the nearest work is about something else, "
-                                  "so nothing is returned (check the spelling, or `akw reindex` if the work is new)"},
+    "match.unknown_names": {"en": "no indexed work mentions {names}: the nearest work is about something else "
+                                  "(check the spelling, or `akw reindex` if the work is new); {verdict}"},
     "match.thin": {"en": "the best candidates share only a few words or a loose meaning with the query (best "
                          "similarity {sim}, word coverage {cov}); {verdict}"},
     "match.thin_words": {"en": "the best candidates share only a few of the query's words (word coverage {cov}); "

@@ -302,7 +302,7 @@ class SearchEngine:
         """The answer's strength (search/match.py); the query's words are tokenized by the index's macro."""
         df = {t: d for t, _, d in exp.found}
         sess, memo = self._local.sess, self._local.terms
-        names = match.unknown_names(req.query, lambda words: memo.chunk_terms(sess, words), df) if fused else []
+        names = match.unknown_names(req.query, lambda words: memo.chunk_terms(sess, words), df)
         return match.judge(fused, similarity if self._semantic else None, exp.groups, df, names, self._cyrillic)
 
 
@@ -319,8 +319,10 @@ def _tell_match(resp: SearchResponse, verdict: match.Match, had_candidates: bool
     if verdict.across and verdict.similarity is None and verdict.level != "strong":  # semantic off or unanswered
         resp.warnings.insert(0, LaneWarning(code=Code.ACROSS_LANGUAGES.value, lane="all",
                                             message=msg("match.across_hint", "en")))
-    if verdict.level == "strong" or not had_candidates or not verdict.reason or verdict.reason == "match.nothing":
+    if verdict.level == "strong" or not verdict.reason or (not had_candidates and not verdict.names):
         return
+    if verdict.reason == "match.nothing":  # nothing matched at all, and the query names what is not here
+        verdict = verdict._replace(reason="match.unknown_names")
     code = Code.WEAK_MATCH if verdict.level == "weak" else Code.NO_GOOD_MATCH
     tail = msg("match.verdict_weak" if verdict.level == "weak" else "match.verdict_none", "en")
     text = msg(verdict.reason, "en", names=", ".join(repr(n) for n in verdict.names), sim=sim,
