@@ -32,7 +32,7 @@ def _tree_hash(root: Path) -> str:
 def report(tmp_path_factory: pytest.TempPathFactory) -> dict:
     work, out = tmp_path_factory.mktemp("bench"), tmp_path_factory.mktemp("reports")
     scale = Scale("tiny", sessions=6, events=None, cold_runs=1, repeat=1, warmup=0, queries_per_mode=3,
-                  mcp_searches=8)
+                  mcp_searches=8, semantic=False)  # the semantic phases: measured by `akw bench --scale 100k`
     ensure_generated(work / "tiny-src", 6, 7)
     before = _tree_hash(work / "tiny-src")
     doc = run_bench(scale, work, out)
@@ -52,6 +52,7 @@ def test_report_shape(report: dict) -> None:
     changed = b["one_changed_session"]["runs"]
     assert [r["outcome"] for r in changed] == ["published"] and changed[0]["changed_units"] >= 1
     assert changed[0]["docs"] == b["cold"]["runs"][0]["docs"] + 1  # exactly the appended event became a document
+    assert report["semantic"] == {"skipped": "not measured at scale tiny"}
     assert set(report["search"]["modes"]) == MODES
     assert all(v["n"] == 3 and v["p50_ms"] <= v["p95_ms"] <= v["max_ms"] for v in report["search"]["modes"].values())
     filtered = report["search"]["filtered"]

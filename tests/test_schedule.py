@@ -252,7 +252,7 @@ def test_daemon_sigterm_mid_run_finishes_it_and_exits_cleanly(src: Path, tmp_pat
     assert "SIGTERM: stopping" in log and "stopped" in log
     assert "after the current run" in log, log  # the signal came mid-run, and the run was finished
     assert read_runs(wh.paths)[-1]["outcome"] == "published"
-    assert _verify(wh) == _verify(wh) and _verify(wh)["ok"] is True
+    assert _verify(wh)["ok"] is True  # the published generation is what its lake builds
     # logs carry times, reasons, outcomes, ids and codes: every line is the daemon's, nothing else
     assert all(" akw daemon: " in line for line in log.splitlines() if line.strip())
 

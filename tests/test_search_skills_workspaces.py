@@ -178,6 +178,29 @@ def _skills_home(root: Path, registry: bool) -> Warehouse:
     return w
 
 
+def test_a_skill_is_nominated_by_its_use_in_the_matching_episodes(wh: Warehouse) -> None:
+    """Issue 24: a word of the work that no skill's text holds still finds the skill the work used: the
+    episodes that match it nominate their skills, with the use (not a word match) as the evidence."""
+    import re
+
+    skill_words = " ".join(t.lower() for (t,) in wh.sql(
+        "SELECT coalesce(text, '') || ' ' || coalesce(title, '') FROM ak_document WHERE lane = 'skills'",
+        limit=100000)["rows"])
+    uses = wh.sql("SELECT DISTINCT u.skill_name, d.text FROM ak_skill_use u JOIN ak_document d "
+                  "ON d.episode_id = u.episode_id AND d.kind = 'episode' ORDER BY 1, 2", limit=1000)["rows"]
+    nominated = []
+    for skill, text in uses:
+        for word in [w for w in dict.fromkeys(re.findall(r"[a-z]{7,}", (text or "").lower()))
+                     if w not in skill_words][:4]:
+            items = [i for i in q(wh, word)["lanes"]["skills"]["items"] if i["name"] == skill
+                     and not any(w.startswith("lex:") for w in i["why"])]  # its own words did not match (stems)
+            if items:
+                assert items[0]["why"][0].startswith("used in"), items[0]["why"]
+                nominated.append((skill, word))
+                break
+    assert len({s for s, _ in nominated}) >= 3, nominated
+
+
 @pytest.fixture(scope="module")
 def skills_only(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     return _skills_home(tmp_path_factory.mktemp("skills-only"), registry=False)

@@ -49,6 +49,7 @@ class Scale:
     queries_per_mode: int = 40  # searches per mode (first N of the fixed list)
     index_memory: str | None = None  # index.memory_limit of the builds (None: the setting's default)
     mcp_searches: int = SEARCHES  # knowledge_search calls through one MCP server process
+    semantic: bool = True  # the semantic-on phases (cold build, one changed session, search)
 
 
 SCALES = {
@@ -225,7 +226,8 @@ def _run(scale: Scale, work: Path, out_dir: Path | None, say: Callable[[str], No
     search["access"] = spawn({**p, "phase": "search_access", "queries": queries})
     say("baseline: SQLite FTS5 bm25() on the same documents …")
     baseline = spawn({**p, "phase": "baseline", "queries": queries, "sqlite": str(copy / "fts5-baseline.sqlite")})
-    semantic = _semantic_phases(base, copy, queries, build_env, say)
+    semantic = _semantic_phases(base, copy, queries, build_env, say) if scale.semantic else \
+        {"skipped": f"not measured at scale {scale.name}"}
     say(f"MCP server: {scale.mcp_searches} searches through one `python -m warehouse.mcp` process …")
     mcp = run_mcp_phase(base["dsh"], base["autoclaw"], str(home), bench_queries(), scale.mcp_searches)
     report = _report(scale, home, facts, src, gen_s, manifest, cold, only)

@@ -32,7 +32,7 @@ from warehouse.core.paths import Paths
 from warehouse.core.proc import keep_heap_warm
 from warehouse.core.settings import Settings
 from warehouse.home import generation
-from warehouse.search import guard, match, synonyms, vector
+from warehouse.search import guard, match, skill_uses, synonyms, vector
 from warehouse.search.access import Catalog, Scope, View, materialise
 from warehouse.search.answer import assemble
 from warehouse.search.budget import apply_budget
@@ -251,6 +251,9 @@ class SearchEngine:
             ids = [d for ln, d, _, _ in lanes.hits if ln in ("episodes", "code", "skills")]
             places = beside(lambda c: guard.prefetch(c, ids, view))
         hits, nominated = nominate(lanes.hits, self._profiles)
+        lexical_hits = len(hits)
+        hits = skill_uses.nominate(cur, hits, req, ws, view.allow_clause() if view is not None else "")
+        used_skills = {h[1] for h in hits[lexical_hits:]}  # their terms are their episodes': no why of their own
         vec = None if vectors is None or lanes.no_source else vector.of_answering_lanes(vectors.result(), lanes.state)
         semantic = None
         if vec is not None:
@@ -277,7 +280,7 @@ class SearchEngine:
             fused, actor_rows, trimmed = guard.trim(cur, fused, actor_rows, view)
             for lane, st in lanes.state.items():  # counts say what this principal can see, nothing more
                 st["docs"] = view.lane_docs.get(lane, 0)
-        terms_by_doc = {(lane, d): terms for lane, d, _, terms in hits}
+        terms_by_doc = {(lane, d): terms for lane, d, _, terms in hits if not (lane == "skills" and d in used_skills)}
         resp = assemble(cur, gen, req, routing, weights, lanes.state, fused, actor_rows, terms_by_doc, nominated,
                         lanes.no_source, self.settings, vec_by_doc, vec.state if vec is not None else None,
                         ws.unknown, known.names() if ws.unknown else [], _details(details),
