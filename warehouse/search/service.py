@@ -85,6 +85,7 @@ class SearchEngine:
         self._workspaces = WorkspaceIndex()  # what a workspace filter may name, of the open generation
         self._newest = "epoch"
         self._cyrillic = 1.0  # share of the index's postings in Cyrillic (match.py: the language gap)
+        self._skill_docs: dict[str, tuple[int, ...]] = {}  # skill name -> its documents (skill_uses.py)
         self._profiles: dict[int, int] = {}  # actor profile document -> its representative episode's
         self._terms = TermCache()  # query chunk -> terms, term -> vocabulary entry, of the open generation
         self._catalog: Catalog | None = None  # the ACL names of the open generation (read when access is on)
@@ -125,6 +126,7 @@ class SearchEngine:
                 self._workspaces = WorkspaceIndex.read(self._con)
                 self._newest = read_newest(self._con)
                 self._cyrillic = match.read_index_cyrillic(self._con)
+                self._skill_docs = skill_uses.read_skill_docs(self._con)
                 self._profiles = read_profiles(self._con)
                 self._terms = TermCache()
                 self._catalog = None
@@ -232,10 +234,10 @@ class SearchEngine:
             """`job` on a side cursor of this search's generation and view (side_worker.py)."""
             return self._side_worker.start(con, gen.path, view, job)
 
+        allow = view.allow_clause() if view is not None else ""  # the principal's pre-filter on `d`
         vectors = None  # the vector side needs only the request: it runs beside the lexical lanes
         if self._semantic:
             judged = {ln: lane_state(ln, self._lane_info.get(ln, {}), self.settings) for ln in LANES}
-            allow = view.allow_clause() if view is not None else ""
             vectors = beside(lambda c: vector.run_vectors(c, req, judged, self._vec_info, self._watchdog, ws, allow,
                                                           profiles_apply(req)))
         lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws,
@@ -252,7 +254,7 @@ class SearchEngine:
             places = beside(lambda c: guard.prefetch(c, ids, view))
         hits, nominated = nominate(lanes.hits, self._profiles)
         lexical_hits = len(hits)
-        hits = skill_uses.nominate(cur, hits, req, ws, view.allow_clause() if view is not None else "")
+        hits = skill_uses.nominate(cur, hits, req, ws, self._skill_docs, allow)
         used_skills = {h[1] for h in hits[lexical_hits:]}  # their terms are their episodes': no why of their own
         vec = None if vectors is None or lanes.no_source else vector.of_answering_lanes(vectors.result(), lanes.state)
         semantic = None
