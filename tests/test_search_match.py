@@ -111,3 +111,14 @@ def test_a_weak_answer_keeps_its_items_with_a_warning_and_dispatch_chooses_no_on
     plan = wh.dispatch({"schema": "knowledge.dispatch/v1", "task": {"text": task}})
     assert plan["target"] is None and [e["code"] for e in plan["errors"]] == [Code.NOT_FOUND.value]
     assert Code.WEAK_MATCH.value in {w["code"] for w in plan["warnings"]}
+
+
+def test_the_search_app_puts_a_banner_over_a_weak_answer_only() -> None:
+    from warehouse import ui
+
+    weak = {"match": {"level": "weak"},
+            "warnings": [{"code": Code.WEAK_MATCH.value, "lane": "all", "message": "no indexed work mentions 'k8s'"}]}
+    banner = ui.match_html(weak, "ru")
+    assert 'id="akw-weak"' in banner and "Слабое совпадение" in banner and "k8s" in banner
+    assert ui.match_html({"match": {"level": "strong"}, "warnings": []}, "en") == ""
+    assert ui.match_html({"warnings": []}, "en") == ""  # a response of an older generation: no match field
