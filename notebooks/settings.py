@@ -72,6 +72,7 @@ def _(L, get_tick, lang, mo, ui, wh):
               f"{L['last']}: {_last.get('outcome', '—')} {_last.get('finished_at') or ''} · "
               f"{L['next']}: {st.get('next_run') or '—'}"),
         mo.callout(mo.md(_hint), kind="warn") if _hint else mo.md(""),
+        mo.callout(mo.md(ui.language_hint(st, lang)), kind="info") if ui.language_hint(st, lang) else mo.md(""),
     ])
     return s, st
 

@@ -247,3 +247,16 @@ def test_registry_workspaces_without_sessions_filter_the_skills_lane(skills_regi
     tdd = q(skills_registry, "write a failing test first and only then the code", mode="find_skill",
             filters={"workspaces": ["Meeting notes"]})
     assert "test-driven-development" in [it["name"] for it in tdd["lanes"]["skills"]["items"]], "global skills stay"
+
+
+def test_status_says_when_russian_questions_cannot_reach_the_work(skills_only: Warehouse, wh: Warehouse) -> None:
+    """Issue 24: with search by meaning off, an index of (almost) only English text says that a Russian question
+    will find little, and the settings page shows it; an index holding Russian text says nothing."""
+    from warehouse import ui
+
+    english = skills_only.status()["semantic"]
+    assert english["state"] == "off" and english["index_cyrillic_share"] < 0.02
+    assert "semantic.enabled" in english["hint"] and "semantic.enabled" in ui.language_hint({"semantic": english}, "ru")
+    mixed = wh.status()["semantic"]
+    assert mixed["index_cyrillic_share"] >= 0.02 and mixed["hint"] is None
+    assert ui.language_hint({"semantic": mixed}, "en") == ""

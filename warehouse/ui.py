@@ -46,6 +46,12 @@ TEXT: dict[str, dict[str, str]] = {
     "card.evidence": {"ru": "Доказательства", "en": "Evidence"},
     "card.skills": {"ru": "Навыки", "en": "Skills"},
     "card.confidence": {"ru": "релевантность", "en": "relevance"},
+    "language.gap": {"ru": "В индексе почти нет русского текста: вопрос по-русски об этой работе не найдёт её по "
+                           "словам. Включите поиск по смыслу: `akw config set semantic.enabled=true`, затем "
+                           "`akw reindex`.",
+                     "en": "The index holds almost no Russian text: a question in Russian about this work shares no "
+                           "words with it. Turn on search by meaning: `akw config set semantic.enabled=true`, then "
+                           "`akw reindex`."},
     "match.weak": {"ru": "Слабое совпадение: это зацепки, а не ответ", "en": "Weak match: leads, not the answer"},
     "skill.when": {"ru": "Когда применять", "en": "When to use"},
     "skill.resources": {"ru": "Ресурсы", "en": "Resources"},
@@ -194,6 +200,12 @@ def plan_html(plan: dict[str, Any], lang: str, committed: bool = False) -> str:
             f'<p><b>{t("dispatch.context", lang)}:</b></p>{_list(prior, 5)}'
             + "".join(f'<p class="bad">{plain(e.get("code"))}: {plain(e.get("message"))}</p>'
                       for e in plan.get("errors") or []) + "</div>")
+
+
+def language_hint(status: dict[str, Any], lang: str) -> str:
+    """The settings page's note when search by meaning is off and the index holds almost no Russian text
+    (status `semantic.hint`, issue 24); "" otherwise."""
+    return t("language.gap", lang) if (status.get("semantic") or {}).get("hint") else ""
 
 
 def match_html(resp: dict[str, Any], lang: str) -> str:

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import duckdb
 
-from warehouse.core.sqlfiles import build_sql
+from warehouse.core.sqlfiles import build_sql, query_sql
 
 BM25_K1 = 1.2
 BM25_B = 0.75
+# An index whose term postings are under this share Cyrillic holds (almost) no Russian text: a Russian question
+# about its work shares no words with it (search/match.py judges it by meaning; status says so with semantic off)
+CYRILLIC_INDEX_SHARE = 0.02
 
 
 def install_tokenizer(con: duckdb.DuckDBPyConnection, *, temp: bool = False) -> None:
@@ -25,3 +28,8 @@ def install_tokenizer(con: duckdb.DuckDBPyConnection, *, temp: bool = False) -> 
         sql = sql.replace("CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO")
     for stmt in con.extract_statements(sql):
         con.execute(stmt)
+
+
+def cyrillic_share(con: duckdb.DuckDBPyConnection) -> float:
+    """The share of an index's term postings written in Cyrillic (sql/queries/search/vocab_scripts.sql)."""
+    return float(con.execute(query_sql("vocab_scripts")).fetchone()[0] or 0.0)

@@ -8,6 +8,7 @@ from typing import Any
 from warehouse.core.paths import Paths
 from warehouse.core.settings import Settings
 from warehouse.core.source_roots import root_states
+from warehouse.core.tokenizer import CYRILLIC_INDEX_SHARE
 from warehouse.home import generation
 from warehouse.home.runs import read_runs, run_in_progress
 from warehouse.home.schedule import next_run
@@ -173,7 +174,8 @@ def _team(paths: Paths, settings: Settings) -> dict[str, Any] | None:
 
 
 def _semantic(settings: Settings, build: dict[str, Any]) -> dict[str, Any]:
-    """Whether the vector side can answer: enabled, model installed, and vectors in the published generation."""
+    """Whether the vector side can answer: enabled, model installed, and vectors in the published generation;
+    `hint` when it cannot and the index holds almost no Russian text (issue 24: the language gap)."""
     from warehouse.core import embed
 
     vectors = build.get("semantic")
@@ -186,6 +188,11 @@ def _semantic(settings: Settings, build: dict[str, Any]) -> dict[str, Any]:
         state = "not_built"  # enabled after the published build: the next reindex embeds
     else:
         state = "ready"
+    share = (build.get("lexical") or {}).get("cyrillic_share")
+    gap = state != "ready" and share is not None and share < CYRILLIC_INDEX_SHARE
     return {"enabled": settings.semantic.enabled, "provider": settings.semantic.provider, "local": True,
             "installed": installed, "model": embed.model_key() if installed else None, "state": state,
-            "vectors": vectors}
+            "vectors": vectors, "index_cyrillic_share": share,
+            "hint": ("the index holds almost no Russian text: a question in Russian about this work shares no "
+                     "words with it and finds little without search by meaning (`akw config set "
+                     "semantic.enabled=true`, then `akw reindex`)") if gap else None}

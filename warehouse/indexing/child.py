@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from warehouse import __version__
-from warehouse.core import db
+from warehouse.core import db, tokenizer
 from warehouse.core.literals import value as literal
 from warehouse.core.sqlfiles import build_sql
 from warehouse.indexing import transform
@@ -62,6 +62,7 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
         t_models = time.perf_counter() - t
         prev = job.get("previous")
         lex = lexical_index.build_lexical_index(con, Path(prev) if prev else None)
+        lex["cyrillic_share"] = round(tokenizer.cyrillic_share(con), 4)  # the language gap (akw status)
         con.execute(build_sql("doc_lookup"))
         semantic = None
         if job.get("semantic"):

@@ -32,7 +32,7 @@ from typing import Literal, NamedTuple
 
 import duckdb
 
-from warehouse.core.sqlfiles import query_sql
+from warehouse.core.tokenizer import CYRILLIC_INDEX_SHARE, cyrillic_share
 from warehouse.search.fusion import MIN_BEST_COVERAGE
 
 Level = Literal["strong", "weak", "none"]
@@ -43,7 +43,7 @@ MIN_SIMILARITY = 0.40  # below it, meaning alone is no answer (flat 0.38-0.42; =
 STRONG_COVERAGE = 0.5  # best lexical coverage of a strong answer
 MIN_COVERAGE_SEMANTIC = 0.35  # with the vector side answering, a thinner lexical match it does not back is none
 ACROSS_KNOWN_SHARE = 0.2  # a Cyrillic question whose own words the index knows less than this share of ...
-ACROSS_INDEX_CYRILLIC = 0.02  # ... over an index whose postings are less than this share Cyrillic: across
+ACROSS_INDEX_CYRILLIC = CYRILLIC_INDEX_SHARE  # ... over an index whose postings are less than this share Cyrillic
 NAME_COVERAGE = 0.6  # a query naming something unknown: an item matching this much of it is a lead (weak)
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*[A-Za-z]")
@@ -95,7 +95,7 @@ def judge(items: Sequence[tuple], similarity: Mapping[tuple[str, int], float] | 
 
 def read_index_cyrillic(con: duckdb.DuckDBPyConnection) -> float:
     """The share of the generation's term postings written in Cyrillic (once per generation)."""
-    return float(con.execute(query_sql("vocab_scripts")).fetchone()[0] or 0.0)
+    return cyrillic_share(con)
 
 
 def asks_across(groups: Sequence[Sequence[str]], df: Mapping[str, int]) -> bool:
