@@ -161,7 +161,8 @@ def _(agent_btns, cards, dispatch_btns, error, lang, mo, resp, skill_btns, st, u
     elif not cards:
         _out = mo.Html(ui.empty_html(resp, lang))
     else:
-        _rows = [mo.Html(ui.match_html(resp, lang))] if ui.match_html(resp, lang) else []
+        _banner = ui.match_html(resp, lang)
+        _rows = [mo.Html(_banner)] if _banner else []
         for _i, _c in enumerate(cards):
             _btns = [dispatch_btns[_i]]
             if _c["skill"]:

@@ -66,13 +66,14 @@ def _(L, get_tick, lang, mo, ui, wh):
     s = wh.config_show()["agent-knowledge"]
     _last = st.get("last_run") or {}
     _hint = ui.state_hint(st["state"], lang)
+    _gap = ui.language_hint(st, lang)
     mo.vstack([
         mo.md(f"## {L['title']}\n\n<span id='akw-state'>**{ui.state_text(st['state'], lang)}**</span> · "
               f"index_rev `{st['index_rev'] or '—'}` · {ui.t('local_only', lang)}\n\n"
               f"{L['last']}: {_last.get('outcome', '—')} {_last.get('finished_at') or ''} · "
               f"{L['next']}: {st.get('next_run') or '—'}"),
         mo.callout(mo.md(_hint), kind="warn") if _hint else mo.md(""),
-        mo.callout(mo.md(ui.language_hint(st, lang)), kind="info") if ui.language_hint(st, lang) else mo.md(""),
+        mo.callout(mo.md(_gap), kind="info") if _gap else mo.md(""),
     ])
     return s, st
 

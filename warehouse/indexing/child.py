@@ -28,6 +28,7 @@ from typing import Any
 
 from warehouse import __version__
 from warehouse.core import db, tokenizer
+from warehouse.core.literals import double
 from warehouse.core.literals import value as literal
 from warehouse.core.sqlfiles import build_sql
 from warehouse.indexing import transform
@@ -62,7 +63,8 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
         t_models = time.perf_counter() - t
         prev = job.get("previous")
         lex = lexical_index.build_lexical_index(con, Path(prev) if prev else None)
-        lex["cyrillic_share"] = round(tokenizer.cyrillic_share(con), 4)  # the language gap (akw status)
+        # the language gap (search/match.py, akw status): measured once here, read by every searcher off akw_meta
+        lex["cyrillic_share"] = round(tokenizer.cyrillic_share(con), 4)
         con.execute(build_sql("doc_lookup"))
         semantic = None
         if job.get("semantic"):
@@ -71,7 +73,8 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
             semantic = embeddings.build_vectors(con, Path(prev) if prev else None, Path(f"{build_path}.vec.parquet"))
         built_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         con.execute(f"CREATE TABLE akw_meta AS SELECT {literal(job['index_rev'])} AS index_rev, "
-                    f"{literal(built_at)} AS built_at, {literal(__version__)} AS akw_version")
+                    f"{literal(built_at)} AS built_at, {literal(__version__)} AS akw_version, "
+                    f"{double(lex['cyrillic_share'])} AS cyrillic_share")
         con.execute("CHECKPOINT")
         counts = {name: con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
                   for name in built if name.startswith("ak_")}

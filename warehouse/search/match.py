@@ -32,18 +32,19 @@ from typing import Literal, NamedTuple
 
 import duckdb
 
-from warehouse.core.tokenizer import CYRILLIC_INDEX_SHARE, cyrillic_share
+from warehouse.core.tokenizer import CYRILLIC_INDEX_SHARE
 from warehouse.search.fusion import MIN_BEST_COVERAGE
+from warehouse.search.vector import VEC_MIN
 
 Level = Literal["strong", "weak", "none"]
 
 STRONG_SIMILARITY = 0.50  # best similarity of a strong answer by meaning (flat 0.45-0.55 on the calibrate half)
 STRONG_SIMILARITY_ACROSS = 0.43  # ... of a question in another script than the work it asks about
-MIN_SIMILARITY = 0.40  # below it, meaning alone is no answer (flat 0.38-0.42; = vector.VEC_MIN)
+MIN_SIMILARITY = VEC_MIN  # below it, meaning alone is no answer (flat 0.38-0.42 on the calibrate half)
 STRONG_COVERAGE = 0.5  # best lexical coverage of a strong answer
 MIN_COVERAGE_SEMANTIC = 0.35  # with the vector side answering, a thinner lexical match it does not back is none
-ACROSS_KNOWN_SHARE = 0.2  # a Cyrillic question whose own words the index knows less than this share of ...
-ACROSS_INDEX_CYRILLIC = CYRILLIC_INDEX_SHARE  # ... over an index whose postings are less than this share Cyrillic
+ACROSS_KNOWN_SHARE = 0.2  # a Cyrillic question whose own words the index knows less than this share of
+# (over an index whose postings are less than core/tokenizer.CYRILLIC_INDEX_SHARE Cyrillic: the language gap)
 NAME_COVERAGE = 0.6  # a query naming something unknown: an item matching this much of it is a lead (weak)
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*[A-Za-z]")
@@ -66,7 +67,7 @@ def judge(items: Sequence[tuple], similarity: Mapping[tuple[str, int], float] | 
     `similarity` ((lane, doc_id) -> best similarity; None when the vector side did not answer), the
     query's word `groups` with their document frequencies `df`, its unknown `names` and the share of the
     index's postings that are Cyrillic (`read_index_cyrillic`)."""
-    gap = index_cyrillic < ACROSS_INDEX_CYRILLIC and asks_across(groups, df)
+    gap = index_cyrillic < CYRILLIC_INDEX_SHARE and asks_across(groups, df)
     across = gap and not names_known_identifier(groups, df)  # a known identifier is evidence in any language
     if not items:
         return Match("none", "match.nothing", None if similarity is None else 0.0, 0.0, tuple(names), gap)
@@ -94,8 +95,9 @@ def judge(items: Sequence[tuple], similarity: Mapping[tuple[str, int], float] | 
 
 
 def read_index_cyrillic(con: duckdb.DuckDBPyConnection) -> float:
-    """The share of the generation's term postings written in Cyrillic (once per generation)."""
-    return cyrillic_share(con)
+    """The share of the generation's term postings written in Cyrillic, as its build measured it
+    (core/tokenizer.cyrillic_share, kept in akw_meta): once per generation, no scan of the vocabulary."""
+    return float(con.execute("SELECT cyrillic_share FROM akw_meta").fetchone()[0])
 
 
 def asks_across(groups: Sequence[Sequence[str]], df: Mapping[str, int]) -> bool:

@@ -308,7 +308,7 @@ class SearchEngine:
         df = {t: d for t, _, d in exp.found}
         sess, memo = self._local.sess, self._local.terms
         names = match.unknown_names(req.query, lambda words: memo.chunk_terms(sess, words), df)
-        return match.judge(fused, similarity if self._semantic else None, exp.groups, df, names, self._cyrillic)
+        return match.judge(fused, similarity, exp.groups, df, names, self._cyrillic)
 
 
 def _answered(vec: vector.VectorRun | None) -> bool:

@@ -1,6 +1,6 @@
--- The share of the index's term postings written in Cyrillic, read once per generation
--- (warehouse/search/match.py): a Russian question over an index with almost none is a question
--- about work logged in another language, which only the vector side can bridge.
+-- The share of the index's term postings written in Cyrillic, measured once by the build (indexing/child.py
+-- keeps it in akw_meta.cyrillic_share for warehouse/search/match.py and `akw status`): a Russian question
+-- over an index with almost none is about work logged in another language, which only meaning can bridge.
 WITH vocab AS (
     SELECT term, df FROM fts_vocab
 ),
