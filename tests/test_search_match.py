@@ -122,3 +122,19 @@ def test_the_search_app_puts_a_banner_over_a_weak_answer_only() -> None:
     assert 'id="akw-weak"' in banner and "Слабое совпадение" in banner and "k8s" in banner
     assert ui.match_html({"match": {"level": "strong"}, "warnings": []}, "en") == ""
     assert ui.match_html({"warnings": []}, "en") == ""  # a response of an older generation: no match field
+
+
+def test_the_index_cyrillic_share_is_read_from_the_build_and_measured_for_an_older_generation() -> None:
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE fts_vocab AS SELECT * FROM (VALUES ('привет', 1), ('hello', 3)) t(term, df)")
+    con.execute("CREATE TABLE akw_meta AS SELECT 'ak-x' AS index_rev")  # built before akw_meta kept the share
+    assert match.read_index_cyrillic(con) == 0.25
+    con.execute("CREATE OR REPLACE TABLE akw_meta AS SELECT 'ak-x' AS index_rev, 0.5::DOUBLE AS cyrillic_share")
+    assert match.read_index_cyrillic(con) == 0.5  # what the build measured, no scan of the vocabulary
+
+
+def test_a_build_keeps_its_cyrillic_share_in_akw_meta(wh: Warehouse) -> None:
+    share = wh.sql("SELECT cyrillic_share FROM akw_meta")["rows"][0][0]
+    assert share == wh.status()["semantic"]["index_cyrillic_share"] and 0.02 <= share < 1

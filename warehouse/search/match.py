@@ -32,7 +32,7 @@ from typing import Literal, NamedTuple
 
 import duckdb
 
-from warehouse.core.tokenizer import CYRILLIC_INDEX_SHARE
+from warehouse.core.tokenizer import CYRILLIC_INDEX_SHARE, cyrillic_share
 from warehouse.search.fusion import MIN_BEST_COVERAGE
 from warehouse.search.vector import VEC_MIN
 
@@ -96,8 +96,12 @@ def judge(items: Sequence[tuple], similarity: Mapping[tuple[str, int], float] | 
 
 def read_index_cyrillic(con: duckdb.DuckDBPyConnection) -> float:
     """The share of the generation's term postings written in Cyrillic, as its build measured it
-    (core/tokenizer.cyrillic_share, kept in akw_meta): once per generation, no scan of the vocabulary."""
-    return float(con.execute("SELECT cyrillic_share FROM akw_meta").fetchone()[0])
+    (core/tokenizer.cyrillic_share, kept in akw_meta): once per generation, no scan of the vocabulary;
+    a generation built before akw_meta kept it (same index_rev, so a reindex keeps it) is measured here."""
+    try:
+        return float(con.execute("SELECT cyrillic_share FROM akw_meta").fetchone()[0])
+    except duckdb.BinderException:
+        return cyrillic_share(con)
 
 
 def asks_across(groups: Sequence[Sequence[str]], df: Mapping[str, int]) -> bool:
