@@ -122,12 +122,15 @@ def _(KnowledgeError, catch, json, mo, save_schedule, set_tick, stale, times, tz
 @app.cell
 def _(L, escape, mo, s, st):
     _rows = []
-    for _name in ("harness", "autoclaw", "skills", "code"):
+    for _name in ("harness", "autoclaw", "skills", "code", "claude_code", "codex"):
         _key = "dsh" if _name == "harness" else _name
         _c = (st.get("sources") or {}).get(_key, {})
-        _state = "error" if _c.get("error") else ("ok" if _c.get("units") else "—")
+        _root = (st.get("roots") or {}).get(_key, {}).get("state")
+        _state = "error" if _c.get("error") else ("ok" if _c.get("units") else (_root or "—"))
         _ro = f" <span class='badge'>— {L['ro']}</span>" if _name == "autoclaw" else ""
-        _rows.append(f"<tr><td>{escape(_name)}{_ro}</td><td>{'on' if s['sources'][_name] else 'off'}</td>"
+        _on = s["sources"][_name]
+        _on = "auto" if _on == "auto" else ("on" if _on else "off")
+        _rows.append(f"<tr><td>{escape(_name)}{_ro}</td><td>{_on}</td>"
                      f"<td>{_c.get('units', 0)}</td><td>{_c.get('ok', 0)}</td><td>{_c.get('error', 0)}</td>"
                      f"<td>{_state}</td></tr>")
     mo.vstack([mo.md(f"### {L['sources']}"),

@@ -24,6 +24,10 @@ from homes import BuiltHome, build_home, built
 FIXTURE_NOW = "2026-12-01T00:00:00Z"
 
 os.environ.setdefault("AKW_NOW", FIXTURE_NOW)
+# the agent tools' own homes (issue 26) are read when they exist: a test never reads this machine's
+# ~/.claude or ~/.codex (a test of those sources points Paths at a folder of its own)
+os.environ["CLAUDE_CONFIG_DIR"] = "/nonexistent/akw-tests/claude"
+os.environ["CODEX_HOME"] = "/nonexistent/akw-tests/codex"
 
 
 def _shared(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], BuiltHome]) -> BuiltHome:

@@ -27,7 +27,8 @@ def server_params(wh: Warehouse) -> StdioServerParameters:
     and a server on the wall clock made its reindex's curation pass a day apart from the test
     process's once the real date passed the pinned one (test_parity's reindex case, from 2026-12-02)."""
     env = {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
-           "AKW_HOME": str(wh.paths.home)}
+           "AKW_HOME": str(wh.paths.home), "CLAUDE_CONFIG_DIR": str(wh.paths.claude_home),
+           "CODEX_HOME": str(wh.paths.codex_home)}  # the Claude Code / Codex homes the home was built over
     if os.environ.get("AKW_NOW"):
         env["AKW_NOW"] = os.environ["AKW_NOW"]
     return StdioServerParameters(command=AKW, args=["mcp"], env=env)

@@ -376,7 +376,8 @@ def test_coverage_reconciles_with_manifest(src, built, con) -> None:
     cov = rows(con, "SELECT * FROM ak_coverage ORDER BY source, entity")
     assert [(r["source"], r["entity"]) for r in cov] == [
         ("autoclaw", "entries"), ("autoclaw", "memories"), ("autoclaw", "runs"), ("autoclaw", "sessions"),
-        ("code", "chunks"), ("code", "files"), ("dsh", "events"), ("dsh", "sessions"),
+        ("claude_code", "events"), ("claude_code", "sessions"), ("code", "chunks"), ("code", "files"),
+        ("codex", "events"), ("codex", "sessions"), ("dsh", "events"), ("dsh", "sessions"),
         ("skills", "skills_live"), ("skills", "skills_removed")]
     assert all(r["ok"] for r in cov), [r for r in cov if not r["ok"]]
     assert built[1]["build"]["coverage"] == cov  # the run record carries the same rows (akw status)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import string
 
 import polars as pl
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from warehouse.core.redact import redact, redact_frame
@@ -120,6 +120,8 @@ END = st.sampled_from([" ", "\n", ") ", ", ", ". ", "» "])
 def test_embedded_secret_is_gone_and_the_rest_kept(before: list[str], found: tuple[str, list[str]], sep: str,
                                                   end: str, after: list[str]) -> None:
     snippet, pieces = found
+    # prose that happens to spell the secret (`after=["AAAAAA"]` beside password AAAAAA) is not a leak
+    assume(not any(p in " ".join(before) or p in " ".join(after) for p in pieces))
     text = " ".join(before) + sep + snippet + end + " ".join(after)
     out = redact(text) or ""
     for p in pieces:

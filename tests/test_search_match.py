@@ -138,3 +138,21 @@ def test_the_index_cyrillic_share_is_read_from_the_build_and_measured_for_an_old
 def test_a_build_keeps_its_cyrillic_share_in_akw_meta(wh: Warehouse) -> None:
     share = wh.sql("SELECT cyrillic_share FROM akw_meta")["rows"][0][0]
     assert share == wh.status()["semantic"]["index_cyrillic_share"] and 0.02 <= share < 1
+
+
+def test_a_common_word_rare_in_a_small_corpus_neither_outweighs_nor_alone_anchors_the_query() -> None:
+    """"…the SSO metrics sync conclude": `conclud` in 2 of 426 documents weighed more than `sso` and was the
+    query's only anchor, so the session that did the work (every other word) was no answer (issue 26)."""
+    from warehouse.search.common_words import common_query_words
+    from warehouse.search.fusion import anchor_mask, cap_common
+
+    assert common_query_words("what did the SSO metrics sync conclude?") == ["what", "did", "the", "sync", "conclude"]
+    groups = [["conclud"], ["metric"], ["sso"], ["sync"]]
+    df = {"conclud": 2, "metric": 92, "sso": 66, "sync": 90}
+    idf = [5.4, 1.5, 1.9, 1.55]
+    masks = [1, 2, 4, 8]
+    assert anchor_mask(groups, masks, idf, df) == 1  # before: only the plain word anchors
+    capped = cap_common(groups, idf, df, frozenset({"conclud", "sync"}))
+    assert capped == [1.9, 1.5, 1.9, 1.55]
+    assert anchor_mask(groups, masks, capped, df) == 1 | 2 | 4 | 8
+    assert cap_common(groups, idf, df, frozenset({"conclud", "metric", "sso", "sync"})) == idf  # nothing specific

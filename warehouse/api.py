@@ -103,8 +103,11 @@ class Warehouse:
 
     @classmethod
     def open(cls, dsh_home: str | Path | None = None, autoclaw_root: str | Path | None = None,
-             home: str | Path | None = None) -> Warehouse:
-        return cls(Paths.resolve(dsh_home, autoclaw_root, home))
+             home: str | Path | None = None, claude_home: str | Path | None = None,
+             codex_home: str | Path | None = None) -> Warehouse:
+        """`claude_home`/`codex_home`: the Claude Code / Codex homes (default: `CLAUDE_CONFIG_DIR` or ~/.claude,
+        `CODEX_HOME` or ~/.codex)."""
+        return cls(Paths.resolve(dsh_home, autoclaw_root, home, claude_home, codex_home))
 
     @property
     def engine(self) -> SearchEngine:
@@ -462,15 +465,22 @@ class Warehouse:
     # -- generated data, demo, quality gates (no existing home needed) -------------
     @staticmethod
     def generate_fixtures(out: Path, sessions: int = 24, seed: int = 7, events: int | None = None,
-                          broken: bool = False, progress: FixtureProgress | None = None) -> dict[str, Any]:
-        """Write realistic DSH/AutoClaw/workspace sources with a ground-truth manifest into `out`."""
+                          broken: bool = False, progress: FixtureProgress | None = None,
+                          claude_code_sessions: int = 0, codex_sessions: int = 0) -> dict[str, Any]:
+        """Write realistic DSH/AutoClaw/workspace sources with a ground-truth manifest into `out`; with
+        `claude_code_sessions`/`codex_sessions`, Claude Code and Codex homes too (`claude/`, `codex/`)."""
         import akw_fixtures  # the test-data generator is never loaded by search-only processes
 
         out = _writable_dir(Path(out), "out").absolute()
         manifest = akw_fixtures.generate(out, sessions=sessions, seed=seed, events=events, broken=broken,
-                                         progress=progress)
-        return {"out": str(out), "counts": manifest.get("counts", {}),
-                "env": {"DSH_HOME": str(out / "dsh"), "AUTOCLAW_ROOT": str(out / "autoclaw")}}
+                                         progress=progress, claude_code_sessions=claude_code_sessions,
+                                         codex_sessions=codex_sessions)
+        env = {"DSH_HOME": str(out / "dsh"), "AUTOCLAW_ROOT": str(out / "autoclaw")}
+        if claude_code_sessions:
+            env["CLAUDE_CONFIG_DIR"] = str(out / "claude")
+        if codex_sessions:
+            env["CODEX_HOME"] = str(out / "codex")
+        return {"out": str(out), "counts": manifest.get("counts", {}), "env": env}
 
     @classmethod
     def demo(cls, out: Path = Path("demo"), sessions: int = 24, seed: int = 7, progress: Progress | None = None,

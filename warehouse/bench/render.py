@@ -63,6 +63,7 @@ def print_bench(console: Console, r: dict[str, Any]) -> None:
         console.print(s2)
     elif sem.get("skipped"):
         console.print(f"semantic: skipped ({sem['skipped']})")
+    _print_mixed(console, r.get("mixed_sources") or {})
     _print_mcp(console, r.get("mcp") or {})
     f = r["baseline"]["sqlite_fts5"]
     console.print(f"baseline per lane (k={f['k']}): ours lexical p50 {f['ours_lexical']['p50_ms']} ms vs FTS5 bm25 "
@@ -73,6 +74,23 @@ def print_bench(console: Console, r: dict[str, Any]) -> None:
     console.print(f"size: generation {_mb(z['generation_bytes'])}, lake {_mb(z['lake_bytes'])}, home "
                   f"{_mb(z['home_bytes'])}; FTS5 db {_mb(f['fts5_db_bytes'])}")
     _print_team(console, r)
+
+
+def _print_mixed(console: Console, m: dict[str, Any]) -> None:
+    """DSH + AutoClaw + Claude Code + Codex beside the DSH-only run (issue 26)."""
+    if "search" not in m:
+        if m.get("skipped"):
+            console.print(f"mixed sources: skipped ({m['skipped']})")
+        return
+    d, b = m["data"], m["build"]
+    t = Table(title=f"mixed sources (DSH {d['dsh_sessions']} sessions + Claude Code {d['claude_code_files']} files + "
+                    f"Codex {d['codex_files']} files): cold build {b['seconds']} s, {b['docs']} docs (peak RSS "
+                    f"{b['peak_rss_mb']} MB); search latency, warm")
+    for c in ("mode", "p50 ms", "p95 ms", "max ms", "not found"):
+        t.add_column(c)
+    for mode, v in m["search"]["modes"].items():
+        t.add_row(mode, *(f"{v[k]:.1f}" for k in ("p50_ms", "p95_ms", "max_ms")), str(v["not_found"]))
+    console.print(t)
 
 
 def _print_team(console: Console, r: dict[str, Any]) -> None:

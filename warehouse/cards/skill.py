@@ -37,7 +37,7 @@ from warehouse.cards.contract import (
 from warehouse.cards.lookup import Budget, iso, json_or_none, not_found, one, rows
 from warehouse.cards.task_fit import task_answer
 
-ROOT_ORDER = ("workspace_dsh", "workspace_agents", "dsh_home", "extra", "autoclaw")
+ROOT_ORDER = ("workspace_dsh", "workspace_agents", "dsh_home", "extra", "claude_home", "codex_home", "autoclaw")
 _ROLE_DIRS = {"scripts": "script", "script": "script", "bin": "script", "reference": "reference",
               "references": "reference", "docs": "reference", "doc": "reference", "assets": "asset",
               "asset": "asset", "templates": "template", "template": "template", "examples": "example"}
@@ -256,6 +256,8 @@ def _provenance(s: dict[str, Any], index_rev: str) -> Provenance:
               "workspace_dsh": f"workspace {s['workspace_id']}: .dsh/skills",
               "workspace_agents": f"workspace {s['workspace_id']}: .agents/skills",
               "extra": "an extra skill folder from the settings (sources.extra_skill_dirs)",
+              "claude_home": "Claude Code's skills folder (~/.claude/skills)",
+              "codex_home": "Codex's skills folder (~/.codex/skills)",
               "autoclaw": f"AutoClaw account {s['account']}: zwork-agent/skills"}.get(kind, kind)
     verify = []
     if s["path"] and s["content_hash"]:

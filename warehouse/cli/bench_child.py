@@ -25,7 +25,10 @@ MODES = ("auto", "find_agent", "find_skill", "find_code", "find_knowledge")
 
 
 def _open(p: dict[str, Any]) -> Warehouse:
-    return Warehouse.open(p["dsh"], p["autoclaw"], p["home"])
+    """The bench home over the generated data only: its Claude Code / Codex homes are the data folder's
+    (`claude/`, `codex/` beside `dsh/`), never this machine's ~/.claude or ~/.codex."""
+    data = Path(p["dsh"]).parent
+    return Warehouse.open(p["dsh"], p["autoclaw"], p["home"], data / "claude", data / "codex")
 
 
 def phase_reindex(p: dict[str, Any]) -> dict[str, Any]:

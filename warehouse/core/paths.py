@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 AUTOCLAW_APP_DIRS = ("AutoClaw-oversea-official", "AutoClaw-official", "AutoClaw")
@@ -37,6 +37,16 @@ def default_data_home() -> Path:
     return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "agent-knowledge"
 
 
+def default_claude_home() -> Path:
+    """Claude Code's config folder: `CLAUDE_CONFIG_DIR` (Claude Code's own variable), else `~/.claude`."""
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or Path.home() / ".claude").expanduser().absolute()
+
+
+def default_codex_home() -> Path:
+    """Codex CLI's home: `CODEX_HOME` (Codex's own variable), else `~/.codex`."""
+    return Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser().absolute()
+
+
 def default_home(dsh_home: Path) -> Path:
     """`$DSH_HOME/storages/agent-knowledge` (spec 000/001) only in a real DSH home, one whose `storages/`
     DSH itself created; otherwise the user data folder. A mistyped `DSH_HOME` never gets a warehouse
@@ -56,6 +66,9 @@ class Paths:
     # a platform default that does not exist is an absent source
     dsh_explicit: bool = True
     autoclaw_explicit: bool = True
+    # the tools' own homes (their own env vars): found when there, never an error when not (issue 26)
+    claude_home: Path = field(default_factory=default_claude_home)
+    codex_home: Path = field(default_factory=default_codex_home)
 
     @classmethod
     def resolve(
@@ -63,14 +76,18 @@ class Paths:
         dsh_home: str | Path | None = None,
         autoclaw_root: str | Path | None = None,
         home: str | Path | None = None,
+        claude_home: str | Path | None = None,
+        codex_home: str | Path | None = None,
     ) -> Paths:
         dsh_given = dsh_home or os.environ.get("DSH_HOME")
         dsh = Path(dsh_given or Path.home() / ".dsh").expanduser().absolute()
         ac = autoclaw_root or os.environ.get("AUTOCLAW_ROOT")
         ac_path = Path(ac).expanduser() if ac else default_autoclaw_root()
         akw = home or os.environ.get("AKW_HOME") or default_home(dsh)
+        tools = {k: Path(v).expanduser().absolute() for k, v in (("claude_home", claude_home),
+                                                                    ("codex_home", codex_home)) if v}
         return cls(dsh_home=dsh, autoclaw_root=ac_path.absolute(), home=Path(akw).expanduser().absolute(),
-                   dsh_explicit=bool(dsh_given), autoclaw_explicit=bool(ac))
+                   dsh_explicit=bool(dsh_given), autoclaw_explicit=bool(ac), **tools)
 
     # -- warehouse-owned locations: the one list of what lives under the home (docs/architecture.md) --
     @property

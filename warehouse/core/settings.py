@@ -32,6 +32,9 @@ class Sources(_Strict):
     autoclaw: bool = True
     skills: bool = True
     code: bool = True
+    # the agent tools' own histories (issue 26): `auto` reads them when their folder exists
+    claude_code: bool | Literal["auto"] = "auto"
+    codex: bool | Literal["auto"] = "auto"
     extra_skill_dirs: list[str] = Field(default_factory=list)
 
 

@@ -234,6 +234,16 @@ class TargetSkill(_Out):
     uses: int = Field(ge=0)
 
 
+class Resume(_Out):
+    """How a person continues a Claude Code or Codex actor's session (issue 26): the tool's own resume
+    command, run in the session's folder. A suggestion in the package, never run by akw."""
+
+    tool: Literal["claude_code", "codex"]
+    session_id: str
+    command: str  # e.g. `claude --resume <session-id>`, `codex resume <session-id>`
+    cwd: str | None = None
+
+
 class TargetOut(_Out):
     actor_id: str
     name: str | None
@@ -243,6 +253,8 @@ class TargetOut(_Out):
     why: list[str]
     skills: list[TargetSkill] = Field(default_factory=list)
     dispatch: DispatchInfo
+    origin: Literal["claude_code", "codex"] | None = None  # additive (contract 000 versioning): the tool's name
+    resume: Resume | None = None
 
 
 class EpisodeRef(_Out):
@@ -312,6 +324,8 @@ class HandoffTarget(_Out):
     name: str | None
     kind: str
     dispatch: DispatchInfo
+    origin: Literal["claude_code", "codex"] | None = None
+    resume: Resume | None = None
 
 
 class HandoffTask(_Out):

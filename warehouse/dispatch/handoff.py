@@ -3,9 +3,9 @@
 The package is never executed here (`execution: "not_executed"`, KD-6): it proposes the host's
 agent-team tool calls — `team_task_create` + `send_message` for a member of the current team,
 `spawn_teammate` (a replica briefed from the historical actor) + the task + the message for a DSH
-actor — and none at all for an AutoClaw agent (`external_handoff`: a package only; nothing is ever
-written to AutoClaw). Tool arguments carry the task and a pointer to the context pack, never
-indexed text.
+actor — and none at all for an AutoClaw agent or a Claude Code/Codex session (`external_handoff`: a
+package only, with the tool's resume command for the latter; nothing is ever written to AutoClaw or
+launched). Tool arguments carry the task and a pointer to the context pack, never indexed text.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ REQUIRES = {
                      "after explicit confirmation",
     "external_handoff": "an AutoClaw operator: import this package by hand (akw never writes to AutoClaw)",
 }
+REQUIRES_RESUME = "a person at {tool}: run `{command}` in {cwd} and give it the task (akw never launches it)"
+TOOL_NAMES = {"claude_code": "Claude Code", "codex": "Codex"}
 
 
 def _slug(text: str | None, fallback: str) -> str:
@@ -81,8 +83,16 @@ def build(req: DispatchRequest, target: TargetOut, pack: ContextPack, assignment
         ]
     return Handoff(
         assignment_id=assignment_id, dispatch_id=dispatch_id,
-        target=HandoffTarget(actor_id=target.actor_id, name=target.name, kind=target.kind, dispatch=target.dispatch),
+        target=HandoffTarget(actor_id=target.actor_id, name=target.name, kind=target.kind, dispatch=target.dispatch,
+                             origin=target.origin, resume=target.resume),
         task=HandoffTask(title=req.task.title, text=req.task.summary(), acceptance=list(req.task.acceptance),
                          constraints=list(req.task.constraints),
                          deadline=req.task.deadline.isoformat() if req.task.deadline else None),
-        tool_calls=calls, requires=REQUIRES.get(mode, "nothing: no dispatch mode"), context_pack=pack)
+        tool_calls=calls, requires=_requires(mode, target), context_pack=pack)
+
+
+def _requires(mode: str, target: TargetOut) -> str:
+    if mode == "external_handoff" and target.resume is not None:
+        r = target.resume
+        return REQUIRES_RESUME.format(tool=TOOL_NAMES[r.tool], command=r.command, cwd=r.cwd or "its folder")
+    return REQUIRES.get(mode, "nothing: no dispatch mode")

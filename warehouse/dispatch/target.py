@@ -8,7 +8,8 @@ None, and the caller refuses honestly: no actor is ever invented.
 
 `dispatch.available` is the truth about this warehouse, never a promise (KD-4): the settings must
 allow the mode and what the mode needs must exist (a replica needs the actor's sessions in the
-index, a team task the team's lead session, an external handoff the AutoClaw agent).
+index, a team task the team's lead session, an external handoff an AutoClaw agent or a Claude Code/Codex
+session, whose package carries that tool's resume command).
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from warehouse.core import db
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.settings import Dispatch
 from warehouse.core.sqlfiles import query_sql
-from warehouse.dispatch.contract import DispatchInfo, TargetOut, TargetSkill
+from warehouse.dispatch.contract import DispatchInfo, Resume, TargetOut, TargetSkill
 
 _WORD = re.compile(r"\w+")
+TOOL_ORIGINS = ("claude_code", "codex")  # sessions a person resumes in their own tool (issue 26)
 
 
 @dataclass
@@ -85,13 +87,27 @@ def availability(settings: Dispatch, actor: dict[str, Any]) -> DispatchInfo:
         reasons.append("no session of this actor is in the index to brief a replica from")
     if mode == "team_task" and not actor.get("parent_session_id"):
         reasons.append("the team's lead session is not in the index")
-    if mode == "external_handoff" and actor.get("source") != "autoclaw":
-        reasons.append("external handoff is for AutoClaw agents")
+    if mode == "external_handoff" and actor.get("source") != "autoclaw" and actor.get("origin") not in TOOL_ORIGINS:
+        reasons.append("external handoff is for AutoClaw agents and Claude Code or Codex sessions")
     return DispatchInfo(mode=mode, available=not reasons, reasons=reasons)
+
+
+def resume_of(actor: dict[str, Any]) -> Resume | None:
+    """The resume command of a Claude Code or Codex actor: its own session (a subagent's: its parent's, the
+    session a person can reopen), in the folder it ran in."""
+    origin = actor.get("origin")
+    if origin not in TOOL_ORIGINS:
+        return None
+    session = actor.get("parent_session_id") if actor.get("kind") == "subagent" else actor.get("session_id")
+    if not session:
+        return None
+    command = f"claude --resume {session}" if origin == "claude_code" else f"codex resume {session}"
+    return Resume(tool=origin, session_id=session, command=command, cwd=actor.get("workspace_path"))
 
 
 def target_out(settings: Dispatch, actor: dict[str, Any], choice: str, why: list[str]) -> TargetOut:
     skills = [TargetSkill(name=s["name"], uses=int(s["uses"])) for s in (actor.get("top_skills") or [])]
+    origin = actor.get("origin") if actor.get("origin") in TOOL_ORIGINS else None
     return TargetOut(actor_id=actor["actor_id"], name=actor.get("display_name"), kind=actor["kind"],
                      source=actor["source"], choice=choice, why=why, skills=skills,
-                     dispatch=availability(settings, actor))
+                     dispatch=availability(settings, actor), origin=origin, resume=resume_of(actor))

@@ -35,6 +35,9 @@ DEMO_DISPATCH = {
 
 
 DEMO_RETENTION_DAYS = 36500  # the demo's generated sessions are dated 2026-09 and must not age out
+# the demo's own Claude Code and Codex homes (`out/claude`, `out/codex`), indexed beside DSH and AutoClaw
+DEMO_CLAUDE_CODE_SESSIONS = 6
+DEMO_CODEX_SESSIONS = 4
 
 
 
@@ -43,16 +46,19 @@ def run_demo(cls: Any, out: Path, sessions: int, seed: int, progress: Progress |
     """Generate into `out` (unless present), index, run UJ-1/2/4 searches, the UJ-3 dispatch (dry run,
     confirmed commit, the outbox package) and UJ-5 status; the demo's own home is `out/akw-home`.
     `cls` is `warehouse.api.Warehouse`, handed down by the API (which sits above this stage)."""
-    if not (out / "manifest.json").exists():
+    if not (out / "manifest.json").exists() or not (out / "claude").is_dir():
         if log:
-            log(f"generating {sessions} sessions (seed {seed}) into {out}/ …")
-        cls.generate_fixtures(out, sessions=sessions, seed=seed)
-    wh = cls.open(out / "dsh", out / "autoclaw", out / "akw-home")
+            log(f"generating {sessions} sessions (seed {seed}) and Claude Code / Codex homes into {out}/ …")
+        cls.generate_fixtures(out, sessions=sessions, seed=seed, claude_code_sessions=DEMO_CLAUDE_CODE_SESSIONS,
+                              codex_sessions=DEMO_CODEX_SESSIONS)
+    # the demo's tools' homes, never this machine's ~/.claude or ~/.codex
+    wh = cls.open(out / "dsh", out / "autoclaw", out / "akw-home", out / "claude", out / "codex")
     if wh.settings.retention_days < DEMO_RETENTION_DAYS:  # the generated work is dated 2026-09: keep it
         wh.config_set([f"retention_days={DEMO_RETENTION_DAYS}"])
     doc: dict[str, Any] = {"reindex": wh.reindex(progress=progress)}
     doc["env"] = {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
-                  "AKW_HOME": str(wh.paths.home)}
+                  "AKW_HOME": str(wh.paths.home), "CLAUDE_CONFIG_DIR": str(wh.paths.claude_home),
+                  "CODEX_HOME": str(wh.paths.codex_home)}
     doc["scenarios"] = {name: wh.search(search_request(q, mode, 6)) for name, q, mode in DEMO_SCENARIOS}
     plan = wh.dispatch({**DEMO_DISPATCH, "dry_run": True}, requested_by="demo")
     commit = wh.dispatch({**DEMO_DISPATCH, "dry_run": False, "commit": True, "confirm": True}, requested_by="demo")

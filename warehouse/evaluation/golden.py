@@ -20,8 +20,8 @@ SCHEMA = "akw.golden/v1"
 KINDS = ("uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill",
          "skill_paraphrase", "agent_description")
 LISTS = ("actors", "episodes", "skills", "code")
-SLICES = ("synthetic", "real_skills", "cross_lingual", "real_data", "real_transcripts")
-Slice = Literal["synthetic", "real_skills", "cross_lingual", "real_data", "real_transcripts"]
+SLICES = ("synthetic", "real_skills", "cross_lingual", "real_data", "real_transcripts", "real_agents")
+Slice = Literal["synthetic", "real_skills", "cross_lingual", "real_data", "real_transcripts", "real_agents"]
 
 Kind = Literal["uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill",
                "skill_paraphrase", "agent_description"]
@@ -97,7 +97,9 @@ class GoldenQuery(_Strict):
     # real_data = a query about the real SWE-agent trajectories, run on their own converted home
     # and resolved against that home's manifest (fixtures/realdata)
     slice_: Slice | None = Field(default=None, alias="slice")
-    # real_transcripts: the half a query belongs to (thresholds are calibrated on `calibrate` and
+    # real_agents = a query about the real Claude Code and Codex sessions (../shared/realdata/agents), run on
+    # a home that reads them in their tools' layout (fixtures/realdata/agents.py)
+    # real_transcripts, real_agents: the half a query belongs to (thresholds are calibrated on `calibrate` and
     # reported on `holdout`), and whether it asks about the first request or a detail deeper in the work
     split: Literal["calibrate", "holdout"] | None = None
     depth: Literal["request", "detail"] | None = None
@@ -114,11 +116,11 @@ class GoldenQuery(_Strict):
             raise ValueError("only real_skill and skill_paraphrase queries run on the real-skills home")
         if self.slice == "real_data" and self.expect.selector not in REAL_DATA_SELECTORS:
             raise ValueError(f"a real_data query expects one of {', '.join(REAL_DATA_SELECTORS)}")
-        if self.slice == "real_transcripts":
+        if self.slice in ("real_transcripts", "real_agents"):
             if self.expect.selector not in REAL_TRANSCRIPT_SELECTORS:
-                raise ValueError(f"a real_transcripts query expects one of {', '.join(REAL_TRANSCRIPT_SELECTORS)}")
+                raise ValueError(f"a {self.slice} query expects one of {', '.join(REAL_TRANSCRIPT_SELECTORS)}")
             if self.split is None or self.depth is None:
-                raise ValueError("a real_transcripts query says its split and depth")
+                raise ValueError(f"a {self.slice} query says its split and depth")
         return self
 
     @property

@@ -27,9 +27,10 @@ def default_data_dir(purpose: str, sessions: int, seed: int) -> Path:
     return Path(tempfile.gettempdir()) / f"akw-{purpose}" / f"s{sessions}-seed{seed}"
 
 
-def ensure_generated(out: Path, sessions: int, seed: int, events: int | None = None) -> dict[str, Any]:
+def ensure_generated(out: Path, sessions: int, seed: int, events: int | None = None, claude_code: int = 0,
+                     codex: int = 0) -> dict[str, Any]:
     """Return the manifest of `out`, generating it first unless it was made with the same arguments
-    by this version of the generator."""
+    by this version of the generator (`claude_code`, `codex`: sessions of those tools' homes too)."""
     import akw_fixtures
 
     out = Path(out).absolute()
@@ -38,11 +39,14 @@ def ensure_generated(out: Path, sessions: int, seed: int, events: int | None = N
             "generator": akw_fixtures.fingerprint()}  # data of another generator version is made anew
     if manifest_file.exists():
         manifest = json.loads(manifest_file.read_text(encoding="utf-8"))
-        if all(manifest.get(k) == v for k, v in want.items()):
+        counts = manifest.get("counts", {})
+        tools = (counts.get("claude_code_sessions", 0), counts.get("codex_sessions", 0))
+        if all(manifest.get(k) == v for k, v in want.items()) and tools == (claude_code, codex):
             return manifest
     for home in sorted(out.glob("akw-*")):
         shutil.rmtree(home, ignore_errors=True)
-    return akw_fixtures.generate(out, sessions=sessions, seed=seed, events=events)
+    return akw_fixtures.generate(out, sessions=sessions, seed=seed, events=events, claude_code_sessions=claude_code,
+                                 codex_sessions=codex)
 
 
 class Home(Protocol):
@@ -60,11 +64,13 @@ FIXTURE_RETENTION_DAYS = 36_500
 
 
 def open_home(opener: Opener, data: Path, name: str, extra_skill_dirs: list[Path] | None = None,
-              dsh_home: Path | None = None, semantic: bool = False) -> Home:
+              dsh_home: Path | None = None, semantic: bool = False, tool_homes: bool = False) -> Home:
     """A warehouse over `data`'s sources with its own home `data/<name>`; extra skill dirs go to its config,
     and so does `semantic.enabled` when `semantic` (a semantic home is a home of its own: `<name>-sem`)."""
     data = Path(data).absolute()
-    paths = Paths.resolve(dsh_home or data / "dsh", data / "autoclaw", data / (f"{name}-sem" if semantic else name))
+    # the tools' homes of the data folder (`claude/`, `codex/`), never this machine's ~/.claude, ~/.codex
+    paths = Paths.resolve(dsh_home or data / "dsh", data / "autoclaw", data / (f"{name}-sem" if semantic else name),
+                          claude_home=data / "claude", codex_home=data / "codex")
     settings = Settings.load(paths.config_file)
     if settings.retention_days < FIXTURE_RETENTION_DAYS:  # generated data is dated 2026-09: keep it all
         settings = settings.with_value("retention_days", str(FIXTURE_RETENTION_DAYS))
@@ -118,6 +124,22 @@ def ensure_transcripts(out: Path, src: Path) -> dict[str, Any]:
     from akw_fixtures.realdata.transcripts import ensure_converted
 
     return ensure_converted(out, src)
+
+
+def agents_dir(repo: Path = REPO) -> Path | None:
+    """<repo>/../shared/realdata/agents when the real Claude Code and Codex samples are there, else None."""
+    from akw_fixtures.realdata import agents
+
+    root = (repo / ".." / "shared" / "realdata" / "agents").resolve()
+    return root if agents.available(root) else None
+
+
+def ensure_agents(out: Path, src: Path) -> dict[str, Any]:
+    """The real Claude Code and Codex samples laid out in their tools' folders under `out` (copied once per
+    data folder and fingerprint); its manifest."""
+    from akw_fixtures.realdata.agents import ensure_laid_out
+
+    return ensure_laid_out(out, src)
 
 
 def real_skill_dirs(root: Path) -> list[Path]:

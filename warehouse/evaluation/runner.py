@@ -41,6 +41,7 @@ class EvalConfig:
     realdata: Path | None = field(default_factory=homes.realdata_dir)  # None: skip the real-skills slice
     trajectories: Path | None = field(default_factory=homes.realdata_trajectories)  # None: skip real_data
     transcripts: Path | None = field(default_factory=homes.transcripts_dir)  # None: skip real_transcripts
+    agents: Path | None = field(default_factory=homes.agents_dir)  # None: skip real_agents
     limit: int = 10
     out_dir: Path | None = Path("reports")  # None: do not write a report file
     semantic: str = "auto"  # off | on | both | auto (= both when the [semantic] extra is installed, else off)
@@ -235,6 +236,16 @@ def _run_golden(opener: homes.Opener, cfg: EvalConfig, golden: Any, manifest: di
         say(f"indexing the real-transcripts home{tag} …")
         run.revs["real_transcripts"] = rt_wh.reindex(mode="incremental")["index_rev"]
         on["real_transcripts"] = (rt_wh, rt_resolver)
+    if "real_agents" in wants and cfg.agents is None:
+        run.notes["real_agents"] = ("real Claude Code / Codex samples not found at <repo>/../shared/realdata/agents: "
+                                    "real_agents queries skipped")
+    elif "real_agents" in wants:
+        ag_dir = Path(cfg.data_dir) / "real-agents"
+        ag_resolver = Resolver(homes.ensure_agents(ag_dir, cfg.agents))
+        ag_wh = homes.open_home(opener, ag_dir, "akw-home", semantic=semantic)
+        say(f"indexing the real-agents home{tag} …")
+        run.revs["real_agents"] = ag_wh.reindex(mode="incremental")["index_rev"]
+        on["real_agents"] = (ag_wh, ag_resolver)
     for note in run.notes.values():
         say(note or "")
     for q in golden.queries:
@@ -300,6 +311,8 @@ def run_eval(opener: homes.Opener, cfg: EvalConfig, thresholds: Thresholds = Thr
         "index_rev_real_transcripts": first.revs.get("real_transcripts"),
         "real_transcripts": (str(cfg.transcripts) if "real_transcripts" in first.revs
                              else first.notes.get("real_transcripts")),
+        "index_rev_real_agents": first.revs.get("real_agents"),
+        "real_agents": str(cfg.agents) if "real_agents" in first.revs else first.notes.get("real_agents"),
         "thresholds": asdict(thresholds), "summary": summary, "passed": not failures, "failures": failures,
         "queries": records, "semantic": semantic_section(runs), "duration_s": round(time.perf_counter() - t0, 2),
     }

@@ -24,6 +24,8 @@ EXTRACTORS: dict[str, tuple[str, str]] = {
     "autoclaw": ("warehouse.extract.autoclaw.job", "autoclaw"),
     "skills": ("warehouse.extract.skills.job", "skills"),
     "code": ("warehouse.extract.code.job", "code"),
+    "claude_code": ("warehouse.extract.claude_code.job", "claude_code"),
+    "codex": ("warehouse.extract.codex.job", "codex"),
 }
 
 

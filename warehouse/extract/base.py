@@ -54,6 +54,8 @@ class SourceReport:
     root: str = "ok"  # source_roots state: ok | absent | unavailable | off
     units_skipped: int = 0
     skipped: list[dict[str, str]] = field(default_factory=list)  # {unit, reason}: links out of the root
+    # coded notes that lose nothing (line types a newer tool writes, counted and skipped): not errors
+    warnings: list[dict[str, Any]] = field(default_factory=list)
 
 
     def add_rows(self, table: str, n: int) -> None:
@@ -74,6 +76,7 @@ class SourceReport:
             "skipped": self.skipped,
             "rows_written": dict(sorted(self.rows.items())),
             "errors": self.errors,
+            **({"warnings": self.warnings} if self.warnings else {}),
             "degraded": self.degraded,
             "root": self.root,
             "duration_s": round(self.duration_s, 3),

@@ -79,6 +79,9 @@ def _run(paths: Paths, settings: Settings, mode: str, progress: Progress | None,
         "run_id": run_id, "mode": mode, "started_at": started_at,
         "index_rev": rev, "extract": extract, "errors": [e for s in extract["sources"] for e in s["errors"]],
     }
+    warnings = [w for s in extract["sources"] for w in s.get("warnings", [])]
+    if warnings:  # coded notes that lost nothing (a newer tool's line types): not errors, not degraded
+        record["warnings"] = warnings
     if choice.team:
         record["team"] = choice.team
     if snapshot is None and not extract["readable"]:  # every source absent, off or missing: nothing to build from

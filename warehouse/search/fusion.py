@@ -110,7 +110,8 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
          semantic: tuple[Mapping[tuple[str, int], float], float, float] | None = None,
          feedback: Mapping[int, float] | None = None,
          trust: Mapping[int, float] | None = None,
-         on_items: Callable[[list[tuple]], object] | None = None) -> Fused:
+         on_items: Callable[[list[tuple]], object] | None = None,
+         common: frozenset[str] = frozenset()) -> Fused:
     """Fused items, actor rows and similarities on the session cursor `sess` (`newest`: the actors'
     recency reference, read_newest).
 
@@ -124,7 +125,10 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
     inside each lane (sql/queries/search/fuse_semantic.sql).
 
     `on_items` is called with the items before the actor statement runs (the search starts reading
-    the items' details beside it)."""
+    the items' details beside it).
+
+    `common`: the index terms of the query's common English words (search/common_words.py): each weighs at
+    most as the heaviest specific group of the query (`cap_common`)."""
     terms = exp.terms[:MAX_COVERAGE_TERMS]
     bit = {t: 1 << i for i, t in enumerate(terms)}
     n_docs = max(sum(int(v.get("docs", 0)) for v in lane_info.values()), 1)
@@ -139,7 +143,7 @@ def fuse(sess: duckdb.DuckDBPyConnection, hits: list[Hit], weights: dict[str, fl
 
     groups = [g for g in exp.groups if g[0] in bit]
     masks = [sum(bit.get(t, 0) for t in g) for g in groups]
-    idf = [weight(g) for g in groups]
+    idf = cap_common(groups, [weight(g) for g in groups], df, common)
     anchor = anchor_mask(groups, masks, idf, df)
     # most of the query's words unknown: the topic is absent — unless the query names a thing the
     # index knows (an identifier: `WarmUp`) that outweighs the unknown words: the query is then
@@ -294,6 +298,19 @@ def names_a_known_thing(groups: list[list[str]], idf: list[float], df: Mapping[s
     kept = [(any(t in df for t in g), w) for g, w in zip(groups, idf, strict=True) if not part(g)]
     total = sum(w for _, w in kept)
     return total > 0 and sum(w for known, w in kept if known) >= MIN_BEST_COVERAGE * total
+
+
+def cap_common(groups: list[list[str]], idf: list[float], df: Mapping[str, int], common: frozenset[str]) -> list[float]:
+    """A common word's group weighs at most as the heaviest specific (not common) group the index knows: in a
+    small corpus "conclude" is as rare as a name, and a rare plain word must not outweigh, or anchor alone,
+    the words that say what the work was. A query without a known specific group keeps its weights."""
+    if not common:
+        return idf
+    specific = [w for g, w in zip(groups, idf, strict=True) if g[0] not in common and any(t in df for t in g)]
+    if not specific:
+        return idf
+    cap = max(specific)
+    return [min(w, cap) if g[0] in common else w for g, w in zip(groups, idf, strict=True)]
 
 
 def anchor_mask(groups: list[list[str]], masks: list[int], idf: list[float], df: Mapping[str, int]) -> int:

@@ -54,7 +54,7 @@ def trim(cur: duckdb.DuckDBPyConnection, fused: list[tuple], actor_rows: list[tu
         row = where.get(doc_id)
         if row is None:
             return False
-        _, lane, source, session_id, account, workspace_id, path, doc_key = row
+        _, lane, source, session_id, account, workspace_id, path, doc_key, tool_grants = row
         try:
             if lane == "code":
                 return workspace_id in view.grants.workspaces and live.code_file_live(workspace_id, path)
@@ -62,6 +62,8 @@ def trim(cur: duckdb.DuckDBPyConnection, fused: list[tuple], actor_rows: list[tu
                 return skill_file_live(skill_path.get(doc_key))
             if source == "autoclaw":
                 return account in view.grants.accounts and live.autoclaw_session_live(account, session_id)
+            if tool_grants:  # a Claude Code / Codex session: the workspace of the folder it ran in
+                return any(k in view.grants.workspaces for k in tool_grants)
             # a DSH session: some workspace of the principal's still lists it, and its folder is there
             return any(w in view.grants.workspaces and live.workspace_live(w)
                        for w in live.dsh_session_workspaces(session_id))

@@ -36,6 +36,7 @@ from warehouse.search import guard, match, skill_uses, synonyms, vector
 from warehouse.search.access import Catalog, Scope, View, materialise
 from warehouse.search.answer import assemble
 from warehouse.search.budget import apply_budget
+from warehouse.search.common_words import common_query_words
 from warehouse.search.contract import (
     LANES,
     AnswerMatch,
@@ -269,7 +270,8 @@ class SearchEngine:
             details.append(beside(lambda c: read_details(c, ids)))
 
         fused, actor_rows, vec_by_doc = fuse(sess, hits, weights, req, exp, self._lane_info, self._newest, semantic,
-                                             self._feedback.by_doc, self._trust.by_doc, read_beside) \
+                                             self._feedback.by_doc, self._trust.by_doc, read_beside,
+                                             common=self._common_terms(req.query)) \
             if hits else ([], [], None)
         verdict = self._judge(req, exp, fused, (vec_by_doc or {}) if _answered(vec) else None)
         if verdict.level == "none":  # KC-5: no good answer is an empty answer, with its reason
@@ -301,6 +303,14 @@ class SearchEngine:
         for tr in lanes.traces:
             tr.items = len(getattr(resp.lanes, tr.lane).items) if getattr(resp.lanes, tr.lane) is not None else 0
         return resp, lanes.traces
+
+    def _common_terms(self, query: str) -> frozenset[str]:
+        """The index terms of the query's common English words (search/common_words.py), by the index's macro."""
+        words = common_query_words(query)
+        if not words:
+            return frozenset()
+        terms = self._local.terms.chunk_terms(self._local.sess, words)
+        return frozenset(t for w in words for t in terms.get(w, ()))
 
     def _judge(self, req: SearchRequest, exp: synonyms.Expansion, fused: list[tuple],
                similarity: dict[tuple[str, int], float] | None) -> match.Match:

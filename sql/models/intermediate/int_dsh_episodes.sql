@@ -28,7 +28,7 @@ agg AS (
            list(DISTINCT skill_name ORDER BY skill_name) FILTER (WHERE skill_name IS NOT NULL) AS skills,
            list(DISTINCT tool_name ORDER BY tool_name) FILTER (WHERE tool_name IS NOT NULL) AS tools,
            list(DISTINCT target_name ORDER BY target_name)
-               FILTER (WHERE tool_name IN ('spawn_teammate', 'subagent', 'team_task_create', 'send_message')
+               FILTER (WHERE tool_name IN ('spawn_teammate', 'subagent', 'team_task_create', 'send_message', 'Task', 'Agent')
                        AND target_name IS NOT NULL) AS delegated_to,
            sum(coalesce(input_tokens, 0)) AS input_tokens,
            sum(coalesce(output_tokens, 0)) AS output_tokens,
@@ -37,7 +37,7 @@ agg AS (
     GROUP BY episode_id, session_id, ep_no
 )
 SELECT a.*,
-       s.actor_id, s.actor_kind, s.workspace_id, s.workspace_path, s.cwd,
+       s.actor_id, s.actor_kind, s.workspace_id, s.workspace_path, s.cwd, s.origin,
        coalesce(a.goal, a.first_injected) AS goal_text,
        coalesce(a.turn_title, a.goal_changes[1], CASE WHEN a.ep_no <= 1 THEN s.title END, akw_title_of(a.goal),
                 akw_title_of(a.first_injected), s.title, s.proj_title) AS title,

@@ -4,7 +4,8 @@
 -- col: display_name: what the actor is, distinct for a manager: `standard agent · shop-api · Restore MySQL access on 176.99.5.35 · 2026-09-03` (root session: preset, workspace folder, its first session's task cut to 48 characters, the day it started; the time too when that is not distinct), `verify-admin · infra-ops` (subagent, team member: role and workspace), the saved agent's name (AutoClaw)
 -- col: context: the title of the actor's first session (DSH), NULL for saved agents
 -- col: description: what the actor is for: a saved agent's description, a team member's (agentTeam.members), a subagent's (its parent's subagent/catalog)
--- col: dispatch_mode: spawn_replica (historical DSH actor) | team_task (team member) | external_handoff (AutoClaw)
+-- col: origin: the tool whose history the actor comes from: dsh | claude_code | codex | autoclaw
+-- col: dispatch_mode: spawn_replica (historical DSH actor) | team_task (team member) | external_handoff (AutoClaw; a Claude Code or Codex actor: its tool's resume command)
 -- col: success_rate: successes / finished episodes (partial counts as half)
 -- col: top_skills: the five skills used most, {name, uses}, by uses desc, name
 -- col: skill_names: every skill name used (sorted)
@@ -13,6 +14,7 @@
 -- accepted_values: kind: root_session, subagent, team_member, autoclaw_agent
 -- accepted_values: source: harness, autoclaw
 -- accepted_values: dispatch_mode: spawn_replica, team_task, external_handoff
+-- accepted_values: origin: dsh, claude_code, codex, autoclaw
 WITH catalog AS (  -- subagents a session announced (subagent/catalog: [{name, description}]), newest wins
     SELECT session_id AS parent_session_id, json_extract_string(a.value, '$.name') AS name,
            arg_max(json_extract_string(a.value, '$.description'), seq) AS description
@@ -28,7 +30,7 @@ dsh AS (
            min(session_id) AS session_id,
            any_value(coalesce(subagent_parent, lead_session_id)) AS parent_session_id,
            CAST(NULL AS VARCHAR) AS account, CAST(NULL AS VARCHAR) AS agent_id,
-           list(DISTINCT session_id ORDER BY session_id) AS session_ids
+           list(DISTINCT session_id ORDER BY session_id) AS session_ids, any_value(origin) AS origin
     FROM {{ ref('stg_dsh_sessions') }} s
     LEFT JOIN catalog c ON s.actor_kind = 'subagent' AND c.parent_session_id = s.subagent_parent
                        AND c.name = s.subagent_name
@@ -39,7 +41,7 @@ ac AS (
            'autoclaw' AS source, name AS display_name, CAST(NULL AS VARCHAR) AS context, description,
            CAST(NULL AS VARCHAR) AS workspace_id, CAST(NULL AS VARCHAR) AS workspace_path,
            CAST(NULL AS VARCHAR) AS session_id, CAST(NULL AS VARCHAR) AS parent_session_id,
-           account, agent_id, CAST([] AS VARCHAR[]) AS session_ids
+           account, agent_id, CAST([] AS VARCHAR[]) AS session_ids, 'autoclaw' AS origin
     FROM {{ ref('stg_ac_agents') }}
 ),
 actors AS (SELECT * FROM dsh UNION ALL SELECT * FROM ac),
@@ -103,10 +105,11 @@ SELECT a.actor_id, a.kind, a.source, n.display_name, a.context, a.description,
        CASE WHEN coalesce(ep.successes, 0) + coalesce(ep.partials, 0) + coalesce(ep.failures, 0) = 0 THEN NULL
             ELSE round((ep.successes + 0.5 * ep.partials) / (ep.successes + ep.partials + ep.failures), 4)
        END AS success_rate,
-       CASE a.kind WHEN 'team_member' THEN 'team_task' WHEN 'autoclaw_agent' THEN 'external_handoff'
-                   ELSE 'spawn_replica' END AS dispatch_mode,
+       CASE WHEN a.kind = 'team_member' THEN 'team_task'
+            WHEN a.kind = 'autoclaw_agent' OR a.origin IN ('claude_code', 'codex') THEN 'external_handoff'
+            ELSE 'spawn_replica' END AS dispatch_mode,
        coalesce([{'name': r.name, 'uses': r.uses} FOR r IN sk.ranked], []) AS top_skills,
-       coalesce(sk.skill_names, []) AS skill_names
+       coalesce(sk.skill_names, []) AS skill_names, a.origin
 FROM actors a
 JOIN distinct_names n USING (actor_id)
 LEFT JOIN ep USING (actor_id)

@@ -9,7 +9,7 @@
 -- col: ok: true when every source unit is indexed exactly once
 -- unique: source, entity
 -- not_null: source, entity, mart, ok
--- accepted_values: source: dsh, autoclaw, skills, code
+-- accepted_values: source: dsh, autoclaw, skills, code, claude_code, codex
 WITH state AS (SELECT * FROM {{ ref('ak_source_state') }}),
 ac_sessions AS (
     SELECT * FROM {{ lake('autoclaw', 'ac_sessions') }}
@@ -26,7 +26,19 @@ ac_entries AS (
     FROM {{ lake('autoclaw', 'ac_entries') }} e
     JOIN ac_sessions s ON s.account = e.account AND s.session_id = e.session_id AND s.deleted_at IS NULL
 ),
-dsh_ev AS (SELECT * FROM {{ ref('ak_event') }} WHERE source = 'harness'),
+origins AS (  -- which session source a harness event comes from (ak_event says `harness` for all three)
+    SELECT DISTINCT session_id, 'dsh' AS origin FROM {{ lake('dsh', 'sessions') }}
+    UNION ALL SELECT DISTINCT session_id, 'claude_code' FROM {{ lake('claude_code', 'sessions') }}
+    UNION ALL SELECT DISTINCT session_id, 'codex' FROM {{ lake('codex', 'sessions') }}
+),
+harness_ev AS (
+    SELECT e.*, o.origin FROM {{ ref('ak_event') }} e JOIN origins o USING (session_id) WHERE e.source = 'harness'
+),
+dsh_ev AS (SELECT * FROM harness_ev WHERE origin = 'dsh'),
+tool_lake_events AS (
+    SELECT DISTINCT 'claude_code' AS origin, session_id, seq FROM {{ lake('claude_code', 'events') }}
+    UNION ALL SELECT DISTINCT 'codex', session_id, seq FROM {{ lake('codex', 'events') }}
+),
 ac_ev AS (SELECT * FROM {{ ref('ak_event') }} WHERE source = 'autoclaw'),
 ac_ep AS (SELECT * FROM {{ ref('ak_episode') }} WHERE source = 'autoclaw'),
 skill_docs AS (SELECT doc_key FROM {{ ref('ak_document') }} WHERE kind = 'skill'),
@@ -45,6 +57,17 @@ rows AS (
            (SELECT count(*) FROM (SELECT DISTINCT session_id, seq FROM {{ lake('dsh', 'events') }})),
            (SELECT count(DISTINCT event_id) FROM dsh_ev),
            (SELECT count(*) - count(DISTINCT event_id) FROM dsh_ev), 0
+    UNION ALL
+    SELECT t.origin, 'sessions', 'ak_event',  -- a Claude Code / Codex file is one session (a subagent's too)
+           (SELECT count(DISTINCT session_id) FROM tool_lake_events l WHERE l.origin = t.origin),
+           (SELECT count(DISTINCT session_id) FROM harness_ev e WHERE e.origin = t.origin), 0, 0
+    FROM (VALUES ('claude_code'), ('codex')) t(origin)
+    UNION ALL
+    SELECT t.origin, 'events', 'ak_event',
+           (SELECT count(*) FROM tool_lake_events l WHERE l.origin = t.origin),
+           (SELECT count(DISTINCT event_id) FROM harness_ev e WHERE e.origin = t.origin),
+           (SELECT count(*) - count(DISTINCT event_id) FROM harness_ev e WHERE e.origin = t.origin), 0
+    FROM (VALUES ('claude_code'), ('codex')) t(origin)
     UNION ALL
     SELECT 'autoclaw', 'sessions', 'ak_episode',
            (SELECT count(DISTINCT (account, session_id)) FROM ac_runs),

@@ -6,7 +6,7 @@
 -- unique: skill_id
 -- not_null: skill_id, name, root_kind, status
 -- accepted_values: status: live, removed
--- accepted_values: root_kind: dsh_home, workspace_dsh, workspace_agents, extra, autoclaw
+-- accepted_values: root_kind: dsh_home, workspace_dsh, workspace_agents, extra, claude_home, codex_home, autoclaw
 SELECT s.skill_id, s.name, s.root_kind, s.root_path, s.workspace_id, s.account, s.path, s.rel_dir,
        s.description, s.when_to_use, s.metadata_json, s.frontmatter_json, s.disable_model_invocation,
        s.user_invocable, s.license, s.allowed_tools, s.content_hash, s.size, s.status, s.removed_at, s.version,

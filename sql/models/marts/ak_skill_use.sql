@@ -1,10 +1,12 @@
--- Each time an actor used a skill in an episode: DSH `skill` tool calls and `/name` messages,
--- AutoClaw skill-loading tool calls. A name resolves to the skill of the episode's workspace
--- first, then the DSH home, then AutoClaw, then any root (skill_id NULL if none exists).
--- col: via: tool | slash | autoclaw_tool
+-- Each time an actor used a skill in an episode: DSH `skill` tool calls and `/name` messages (Claude Code's
+-- `Skill` tool and custom slash commands the same), a Codex agent reading a skill's SKILL.md, AutoClaw
+-- skill-loading tool calls. A name resolves to the skill of the episode's workspace first, then the
+-- home of the tool that ran it (DSH home, ~/.claude, ~/.codex), then AutoClaw, then any root (skill_id
+-- NULL if none exists).
+-- col: via: tool | slash | read | autoclaw_tool
 -- unique: skill_use_id
 -- not_null: skill_use_id, skill_name, episode_id, via, outcome
--- accepted_values: via: tool, slash, autoclaw_tool
+-- accepted_values: via: tool, slash, read, autoclaw_tool
 -- accepted_values: outcome: success, partial, failure, cancelled, running, unknown
 WITH uses AS (
     SELECT episode_id, session_id, seq, CAST(NULL AS VARCHAR) AS entry_id, time, skill_name,
@@ -16,14 +18,16 @@ WITH uses AS (
     FROM {{ ref('int_ac_skill_calls') }}
 ),
 joined AS (
-    SELECT u.*, e.actor_id, e.outcome, e.workspace_id, e.account, e.source
+    SELECT u.*, e.actor_id, e.outcome, e.workspace_id, e.account, e.source, e.origin
     FROM uses u JOIN {{ ref('ak_episode') }} e USING (episode_id)
 ),
 resolved AS (
     SELECT j.*, s.skill_id,
            row_number() OVER (PARTITION BY j.episode_id, j.seq ORDER BY
                CASE WHEN s.workspace_id IS NOT NULL AND s.workspace_id = j.workspace_id THEN 0
-                    WHEN s.root_kind = 'dsh_home' AND j.source = 'harness' THEN 1
+                    WHEN s.root_kind = 'dsh_home' AND j.origin = 'dsh' THEN 1
+                    WHEN s.root_kind = 'claude_home' AND j.origin = 'claude_code' THEN 1
+                    WHEN s.root_kind = 'codex_home' AND j.origin = 'codex' THEN 1
                     WHEN s.root_kind = 'autoclaw' AND s.account = j.account THEN 1
                     WHEN s.root_kind = 'dsh_home' THEN 2 ELSE 3 END,
                s.status = 'removed', s.skill_id) AS pick

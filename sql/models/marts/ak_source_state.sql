@@ -4,7 +4,7 @@
 -- col: error_code: stable KNOWLEDGE_* code when status = error
 -- unique: source, unit
 -- not_null: source, unit, status
--- accepted_values: source: dsh, autoclaw, skills, code
+-- accepted_values: source: dsh, autoclaw, skills, code, claude_code, codex
 -- accepted_values: status: ok, error, excluded, skipped, expired
 SELECT source, unit, revision, status, error_code, error, counts_json, schema_version,
        TRY_CAST(extracted_at AS TIMESTAMPTZ) AS extracted_at

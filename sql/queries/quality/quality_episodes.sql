@@ -10,7 +10,7 @@ bounds AS (
 ),
 checked AS (
     SELECT e.episode_id AS key,
-           e.episode_id, e.source, e.outcome, e.owner_rule,
+           e.episode_id, e.source, e.outcome, e.owner_rule, e.origin,
            CASE WHEN e.source = 'harness'
                 THEN e.evidence_ref = e.session_id || '#seq=' || e.seq_first || '-' || e.seq_last
                      AND b.session_id IS NOT NULL

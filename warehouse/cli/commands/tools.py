@@ -40,13 +40,18 @@ def fixtures_generate(
     seed: Annotated[int, typer.Option()] = 7,
     events: Annotated[int | None, typer.Option(help="Total DSH events (default sessions*60).")] = None,
     broken: Annotated[bool, typer.Option(help="Also plant corrupt units.")] = False,
+    claude_code: Annotated[int, typer.Option(
+        "--claude-code", min=0, help="Also write N Claude Code sessions under claude/ (CLAUDE_CONFIG_DIR).")] = 0,
+    codex: Annotated[int, typer.Option(
+        "--codex", min=0, help="Also write N Codex CLI rollouts under codex/ (CODEX_HOME).")] = 0,
     as_json: JsonOpt = False,
 ) -> None:
     """Generate a realistic DSH home, AutoClaw root, skills and workspaces with a ground-truth manifest."""
     with errors(as_json):
         with progress(not as_json) as tick:
             doc = Warehouse.generate_fixtures(out_dir, sessions=sessions, seed=seed, events=events, broken=broken,
-                                              progress=_fixture_ticks(tick))
+                                              progress=_fixture_ticks(tick), claude_code_sessions=claude_code,
+                                              codex_sessions=codex)
         emit(as_json, doc, print_fixtures)
 
 

@@ -31,7 +31,7 @@ from warehouse.extract.base import (
 from warehouse.extract.dsh.parse import (
     ARTIFACTS_SCHEMA,
     EVENTS_SCHEMA,
-    TS,
+    SESSIONS_SCHEMA,
     CorruptLog,
     ParsedLog,
     decode,
@@ -53,22 +53,6 @@ PARSER_VERSION = "dsh-1"  # bump when row shapes change: every session re-extrac
 LOG_NAME = "session.v4.jsonl.zstd"
 REGISTRY_UNIT = "registry"
 
-SESSIONS_SCHEMA: dict[str, pl.DataType] = {
-    "session_id": pl.String(), "workspace_id": pl.String(), "workspace_path": pl.String(),
-    "workspace_title": pl.String(), "rel_path": pl.String(), "cwd": pl.String(), "created_at": TS,
-    "parent_session": pl.String(), "agent_preset": pl.String(), "title": pl.String(), "goal": pl.String(),
-    "first_time": TS, "last_time": TS, "events": pl.Int64(), "events_replayed": pl.Int64(),
-    "events_duplicate": pl.Int64(), "events_unknown": pl.Int64(), "lines_bad": pl.Int64(),
-    "truncated_tail": pl.Boolean(), "frames": pl.Int64(), "turns": pl.Int64(), "human_messages": pl.Int64(),
-    "injected_messages": pl.Int64(), "tool_calls": pl.Int64(), "tool_errors": pl.Int64(),
-    "skill_uses": pl.Int64(), "compactions": pl.Int64(), "artifacts": pl.Int64(), "input_tokens": pl.Int64(),
-    "output_tokens": pl.Int64(), "model": pl.String(), "proj_present": pl.Boolean(), "proj_title": pl.String(),
-    "proj_workspace": pl.String(), "proj_updated_at": TS, "proj_events": pl.Int64(),
-    "proj_tool_calls": pl.Int64(), "proj_input_tokens": pl.Int64(), "proj_output_tokens": pl.Int64(),
-    "agent_team_json": pl.String(), "team_lead": pl.String(), "subagent_parent": pl.String(),
-    "subagent_name": pl.String(), "todos_json": pl.String(), "plan_json": pl.String(), "archived": pl.Boolean(),
-    "pinned": pl.Boolean(), "revision": pl.String(),
-}
 WORKSPACES_SCHEMA: dict[str, pl.DataType] = {
     "workspace_id": pl.String(), "path": pl.String(), "title": pl.String(), "archived": pl.Boolean(),
     "pinned": pl.Boolean(), "session_ids": pl.List(pl.String()),

@@ -2,7 +2,7 @@
 
 No file system, no settings: bytes in, rows out, so the tricky rules of SOURCES.md §1.1
 (multi-frame zstd, truncated tails, replayed parent history, harness injections,
-JSON-encoded tool arguments) are testable in isolation. `dsh.py` adds projection,
+JSON-encoded tool arguments) are testable in isolation. `job.py` adds projection,
 registry, exclusions and incrementality around it.
 """
 
@@ -11,37 +11,29 @@ from __future__ import annotations
 import io
 import json
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
-import polars as pl
 import zstandard
 
-from warehouse.core.redact import redact
-
-TS = pl.Datetime("ms", "UTC")
-# One event's text field keeps at most TEXT_CAP characters (a 5 MB tool output would otherwise add
-# ~21 MB to a generation): the head, then a marker naming the rest's size and where it stays (the
-# source log, session + seq). Cards read the full text from the source on demand.
-TEXT_CAP = 64_000
-CAPPED_FIELDS = ("text", "reasoning", "arguments", "command", "file_path", "data_json")
-_CAP_MARGIN = 4_096  # redact a little past the cut, so no secret is left half-cut below its rule's length
-
-EVENTS_SCHEMA: dict[str, pl.DataType] = {
-    "session_id": pl.String(), "seq": pl.Int64(), "line_no": pl.Int64(), "time": TS, "kind": pl.String(),
-    "role": pl.String(), "source_kind": pl.String(), "message_id": pl.String(), "turn": pl.Int64(),
-    "step": pl.Int64(), "text": pl.String(), "reasoning": pl.String(), "tool_name": pl.String(),
-    "call_id": pl.String(), "arguments": pl.String(), "arguments_bad": pl.Boolean(), "command": pl.String(),
-    "file_path": pl.String(), "skill_name": pl.String(), "skill_via": pl.String(), "target_name": pl.String(),
-    "is_error": pl.Boolean(), "files_json": pl.String(), "model": pl.String(), "input_tokens": pl.Int64(),
-    "output_tokens": pl.Int64(), "finish_reason": pl.String(), "data_json": pl.String(),
-}
-ARTIFACTS_SCHEMA: dict[str, pl.DataType] = {
-    "session_id": pl.String(), "seq": pl.Int64(), "line_no": pl.Int64(), "time": TS, "path": pl.String(),
-    "change": pl.String(), "description": pl.String(), "call_id": pl.String(),
-}
+from warehouse.extract.eventlog import (  # noqa: F401  (re-exported: the DSH job and readers import them here)
+    ARTIFACTS_SCHEMA,
+    EVENTS_SCHEMA,
+    SESSIONS_SCHEMA,
+    TEXT_CAP,
+    TS,
+    ParsedLog,
+    PathFilter,
+    blocks_text,
+    cap,
+    cap_event,
+    dumps,
+    split_lines,
+    to_bool,
+    to_frame,
+    to_int,
+    to_ms,
+    to_str,
+)
 
 HUMAN_SOURCE = "user"  # the only data.source.kind that is a human
 FILE_TOOLS = frozenset({"write", "edit", "multi_edit"})
@@ -54,9 +46,6 @@ TEAM_TOOLS = {  # tool -> (argument keys naming the target, argument keys carryi
 SYSTEM_KINDS = frozenset({"compaction/started", "compaction/completed", "goal/change", "session/title",
                           "subagent/catalog"})
 _SLASH = re.compile(r"/([A-Za-z0-9][A-Za-z0-9_.:\-]*)(?=\s|$)")
-
-PathFilter = Callable[[str], bool]  # True = path is excluded
-
 
 class CorruptLog(Exception):
     """The file is not a readable zstd stream (message names no content)."""
@@ -102,107 +91,6 @@ def frame_info(raw: bytes) -> tuple[int, bool]:
                 pos += 4 if checksum else 0
                 break
     return n, pos > size
-
-
-# -- value coercion ------------------------------------------------------------------
-def to_ms(v: Any) -> int | None:
-    """Epoch ms from an int/float/digit string/ISO-8601 string; anything else -> None."""
-    if isinstance(v, bool) or v is None:
-        return None
-    if isinstance(v, int | float):
-        return int(v)
-    if isinstance(v, str):
-        s = v.strip()
-        if s.lstrip("-").isdigit():
-            return int(s)
-        try:
-            return int(datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp() * 1000)
-        except ValueError:
-            return None
-    return None
-
-
-def to_int(v: Any) -> int | None:
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int):
-        return v
-    if isinstance(v, float):
-        return int(v)
-    if isinstance(v, str) and v.strip().lstrip("-").isdigit():
-        return int(v)
-    return None
-
-
-def to_str(v: Any) -> str | None:
-    if v is None:
-        return None
-    return v if isinstance(v, str) else json.dumps(v, sort_keys=True, ensure_ascii=False)
-
-
-def to_bool(v: Any) -> bool | None:
-    return v if isinstance(v, bool) else None
-
-
-def dumps(v: Any) -> str:
-    return json.dumps(v, sort_keys=True, ensure_ascii=False)
-
-
-def cap(s: str | None, session_id: str, seq: int | None) -> str | None:
-    """A bounded head (always redacted: a secret cut in half would slip past its rule) and a marker."""
-    if not s or len(s) <= TEXT_CAP:
-        return s
-    head = (redact(s[:TEXT_CAP + _CAP_MARGIN]) or "")[:TEXT_CAP]
-    return f"{head}\n[TRUNCATED: {len(s) - TEXT_CAP} more chars in the source, session {session_id} seq {seq}]"
-
-
-def cap_event(ev: dict[str, Any]) -> None:
-    for k in CAPPED_FIELDS:
-        v = ev.get(k)
-        if isinstance(v, str) and len(v) > TEXT_CAP:
-            ev[k] = cap(v, ev["session_id"], ev.get("seq"))
-
-
-def blocks_text(content: Any, block_type: str = "text") -> str | None:
-    """Join the `text` of content blocks of one type; a bare string counts as text."""
-    if isinstance(content, str):
-        return content if block_type == "text" else None
-    if not isinstance(content, list):
-        return None
-    parts = [b["text"] for b in content
-             if isinstance(b, dict) and b.get("type") == block_type and isinstance(b.get("text"), str)]
-    return "\n".join(parts) if parts else None
-
-
-# -- result -----------------------------------------------------------------------
-@dataclass
-class ParsedLog:
-    header: dict[str, Any] = field(default_factory=dict)
-    events: list[dict[str, Any]] = field(default_factory=list)
-    artifacts: list[dict[str, Any]] = field(default_factory=list)
-    stats: dict[str, Any] = field(default_factory=dict)
-
-
-def split_lines(text: bytes) -> tuple[list[tuple[int, dict[str, Any]]], int, bool]:
-    """Parse JSON lines -> ([(line_no, obj)], bad_lines, truncated_tail). An unterminated
-    last line that does not parse is a torn append: counted, never fatal."""
-    lines = text.decode("utf-8", errors="replace").split("\n")
-    out: list[tuple[int, dict[str, Any]]] = []
-    bad, truncated = 0, False
-    last = len(lines) - 1
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            obj = None
-        if not isinstance(obj, dict):
-            bad += 1
-            truncated = truncated or i == last
-            continue
-        out.append((i + 1, obj))
-    return out, bad, truncated
 
 
 # -- per-kind handlers ------------------------------------------------------------
@@ -434,10 +322,3 @@ def _count(st: dict[str, Any], ev: dict[str, Any], kind: str, turns: set[int]) -
         st["goal"] = ev["text"]
 
 
-# -- frames -----------------------------------------------------------------------
-def to_frame(rows: list[dict[str, Any]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
-    """Rows -> DataFrame with an explicit schema; epoch-ms ints become UTC datetimes."""
-    raw = {k: (pl.Int64() if isinstance(v, pl.Datetime) else v) for k, v in schema.items()}
-    df = pl.from_dicts(rows, schema=raw) if rows else pl.DataFrame(schema=raw)
-    casts = [pl.col(k).cast(v) for k, v in schema.items() if isinstance(v, pl.Datetime)]
-    return df.with_columns(casts) if casts else df

@@ -1,6 +1,7 @@
 """Where skills live (SOURCES.md §1.4, §2.1): the ordered list of skill roots and the skill folders in each.
 
-Root order is fixed (dsh_home, per workspace .dsh then .agents, extra dirs, AutoClaw accounts) because
+Root order is fixed (dsh_home, per workspace .dsh then .agents, extra dirs, Claude Code's and Codex's
+`skills/` in their homes, AutoClaw accounts) because
 it decides which of two same-named skills keeps the plain skill id.
 """
 
@@ -21,7 +22,7 @@ _SKIP = frozenset({"node_modules", "__pycache__"})
 
 @dataclass(frozen=True)
 class Root:
-    kind: str  # dsh_home | workspace_dsh | workspace_agents | extra | autoclaw
+    kind: str  # dsh_home | workspace_dsh | workspace_agents | extra | autoclaw | claude_home | codex_home
     path: Path
     workspace_id: str | None = None
     account: str | None = None
@@ -58,6 +59,10 @@ def discover_roots(ctx: ExtractContext, report: SourceReport) -> tuple[list[Root
             root_error(report, Code.SOURCE_UNAVAILABLE, f"extra:{p}", "configured skills dir does not exist")
             continue
         roots.append(Root("extra", p))
+    for kind, flag, home in (("claude_home", "claude_code", ctx.paths.claude_home),
+                             ("codex_home", "codex", ctx.paths.codex_home)):
+        if getattr(ctx.settings.sources, flag) is not False:  # the tools' user skills (issue 26)
+            roots.append(Root(kind, home / "skills"))
     accounts = ctx.paths.autoclaw_root / "accounts"
     if accounts.is_dir():
         for acct in sorted(p.name for p in accounts.iterdir() if p.is_dir()):
