@@ -241,10 +241,26 @@ def test_a_file_the_tool_deleted_is_kept_until_retention(tmp_path: Path) -> None
     wh.reindex()
     assert rows(wh, "SELECT count(*) FROM ak_episode WHERE session_id = ?", [TOOLS]) == [(3,)]
     assert rows(wh, "SELECT vanished FROM stg_dsh_sessions WHERE session_id = ?", [TOOLS]) == [(True,)]
+    assert wh.reindex(mode="full")["outcome"] == "published"  # a full rebuild cannot read it again: kept too
+    assert rows(wh, "SELECT count(*) FROM ak_episode WHERE session_id = ?", [TOOLS]) == [(3,)]
     short = open_wh(tmp_path, claude, tmp_path / "no-codex", retention_days="30")  # the samples are older
     run = short.reindex()
     assert source(run, "claude_code")["units"]["expired"] >= 1
     assert rows(short, "SELECT count(*) FROM ak_episode WHERE session_id = ?", [TOOLS]) == [(0,)]
+
+
+def test_akw_forget_removes_a_session_whose_file_the_tool_already_deleted(tmp_path: Path) -> None:
+    claude = lay_out_claude(tmp_path / "claude")
+    wh = open_wh(tmp_path, claude, tmp_path / "no-codex")
+    wh.reindex()
+    (claude / "projects" / "-Users-user-repo" / "session-9eda1058.jsonl").unlink()
+    wh.reindex()
+    assert rows(wh, "SELECT count(*) FROM ak_episode WHERE session_id = ?", [TOOLS]) == [(3,)]
+    done = wh.forget("session", TOOLS, confirm=True)  # proves no byte of it is left under AKW_HOME
+    assert done["removed"]["episodes"] == 3
+    assert rows(wh, "SELECT count(*) FROM ak_episode WHERE session_id = ?", [TOOLS]) == [(0,)]
+    wh.reindex()
+    assert rows(wh, "SELECT count(*) FROM ak_episode WHERE session_id = ?", [TOOLS]) == [(0,)]
 
 
 def test_an_unknown_line_type_is_counted_and_warned_never_a_failure(tmp_path: Path) -> None:

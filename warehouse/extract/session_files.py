@@ -45,8 +45,8 @@ from warehouse.extract.eventlog import (
     dumps,
     to_frame,
 )
-from warehouse.home.lake import unit_key
-from warehouse.home.state import UnitState
+from warehouse.home.lake import SCHEMA_FILE, unit_key
+from warehouse.home.state import SourceStore, UnitState
 
 # the harness-family session row, plus what says which tool wrote it
 TOOL_SESSIONS_SCHEMA: dict[str, pl.DataType] = {
@@ -211,7 +211,10 @@ def _sync_file(ctx: ExtractContext, rep: SourceReport, src: ToolSource, f: LogFi
         _drop(ctx, rep, src, unit, "excluded", record=not forgotten)
         return parsed
     last_ms = _last_ms(parsed)
-    cursor = {**ident, "sha256": sha, "consumed": len(data), "context": context, "last_ms": last_ms}
+    # who the file is rides in its cursor: once the tool deletes the file, exclusions and `akw forget` still
+    # know which session its kept rows are (`_keep_vanished`)
+    cursor = {**ident, "sha256": sha, "consumed": len(data), "context": context, "last_ms": last_ms,
+              "session": who.session_id, "parent": who.parent, "cwd": cwd if isinstance(cwd, str) else None}
     if ctx.expired(last_ms):
         _drop(ctx, rep, src, unit, "expired", True)
         ctx.store.set_cursor(unit, cursor)
@@ -238,6 +241,12 @@ def _keep_vanished(ctx: ExtractContext, rep: SourceReport, src: ToolSource, live
             continue
         cur = ctx.store.cursor(unit)
         key = unit_key(unit[len("file:"):])
+        if isinstance(cur, dict) and cur.get("session") and _excluded(
+                ctx, Identity(cur["session"], cur.get("parent")), cur.get("cwd")):  # excluded or forgotten since
+            forgotten = ctx.forgotten("session", cur["session"], cur.get("parent")) or \
+                ctx.forgotten("workspace", cur.get("cwd"))
+            _drop(ctx, rep, src, unit, "excluded", record=not forgotten)
+            continue
         if isinstance(cur, dict) and cur.get("revision") and not ctx.expired(cur.get("last_ms")):
             keep.add(key)
             if not cur.get("vanished"):  # once: its rows say so, and its revision changes (a new index_rev)
@@ -259,6 +268,21 @@ def _mark_vanished(ctx: ExtractContext, src: ToolSource, key: str) -> None:
     if "vanished" in df.columns and bool(df["vanished"].all()):
         return
     ctx.lake.write_unit(src.source, "sessions", key, df.with_columns(pl.lit(True).alias("vanished")))
+
+
+def reset_keeping_vanished(lake_root: Path, state_dir: Path, source: str, root: Path) -> None:
+    """`reindex --mode full` of a tool source: forget its lake and cursors like any source's, except the units
+    whose file the tool deleted — those cannot be read again, and are kept until retention or `akw forget`."""
+    store = SourceStore(state_dir, source)
+    kept = {u for u, cur in store.cursors.items() if u.startswith("file:") and isinstance(cur, dict)
+            and cur.get("revision") and not (root / u[len("file:"):]).exists()}
+    keys = {unit_key(u[len("file:"):]) for u in kept}
+    for f in sorted((lake_root / "bronze" / source).glob("*/*.parquet")):
+        if f.name != SCHEMA_FILE and f.stem not in keys:
+            f.unlink()
+    for unit in sorted(store.known_units() - kept):
+        store.forget(unit)
+    store.save()
 
 
 def run(ctx: ExtractContext, src: ToolSource) -> SourceReport:

@@ -121,7 +121,15 @@ def _run(paths: Paths, settings: Settings, mode: str, progress: Progress | None,
 
 
 def _forget_everything(paths: Paths, sources: list[str]) -> None:
+    """Forget what `--mode full` reads again; a Claude Code / Codex file the tool deleted cannot be read again:
+    its rows stay until retention (extract/session_files.reset_keeping_vanished)."""
+    from warehouse.extract.session_files import reset_keeping_vanished
+
+    tool_roots = {"claude_code": paths.claude_home, "codex": paths.codex_home}
     for name in sources:
+        if name in tool_roots:
+            reset_keeping_vanished(paths.lake, paths.state_dir, name, tool_roots[name])
+            continue
         shutil.rmtree(paths.lake / "bronze" / name, ignore_errors=True)
         (paths.state_dir / f"{name}.json").unlink(missing_ok=True)
     paths.ensure()
