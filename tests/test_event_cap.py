@@ -12,7 +12,8 @@ import akw_fixtures
 import zstandard
 
 from warehouse.api import Warehouse
-from warehouse.extract.dsh.parse import TEXT_CAP, parse_log
+from warehouse.extract.dsh.parse import parse_log
+from warehouse.extract.eventlog import TEXT_CAP
 
 BIG = 5_000_000
 SID = "session-cap"

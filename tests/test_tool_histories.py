@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from akw_fixtures.realdata import agents
 from homes import q
 
 from warehouse.api import Warehouse
@@ -26,7 +27,6 @@ from warehouse.core.settings import Settings
 
 AGENTS = Path(__file__).resolve().parents[2] / "shared" / "realdata" / "agents"
 CC = AGENTS / "claude-code" / "codemie-code"
-CX = AGENTS / "codex" / "codemie-code"
 pytestmark = pytest.mark.skipif(not AGENTS.is_dir() and not os.environ.get("AKW_REQUIRE_REALDATA"),
                                 reason=f"real agent samples absent at {AGENTS}")
 
@@ -41,35 +41,19 @@ CODEX_DESKTOP = "019e1695-0522-7c83-8b39-0dd379793f80"
 EPISODES = {MAIN: 3, TOOLS: 3, LONG: 14, SPEC: 1, CODEX_SUMMARY: 1, CODEX_TUI: 2, CODEX_DESKTOP: 3}
 
 
+def lay_out(dst: Path, spec_file: str = "turn-2.jsonl") -> tuple[Path, Path]:
+    """(`~/.claude`, `~/.codex`) as the tools keep them, the samples laid out by fixtures/realdata/agents.py;
+    `spec_file="turn-1.jsonl"` puts turn-2's byte prefix in its place (the session as it was mid-run)."""
+    agents.lay_out(dst)
+    if spec_file != "turn-2.jsonl":
+        shutil.copyfile(CC / "incremental-subagents" / spec_file,
+                        dst / "claude" / "projects" / agents.SPEC_PROJECT / "turn-2.jsonl")
+    return dst / "claude", dst / "codex"
+
+
 def lay_out_claude(dst: Path, spec_file: str = "turn-2.jsonl") -> Path:
-    """`~/.claude` as Claude Code keeps it: projects/<encoded cwd>/<session>.jsonl, legacy sidechains beside,
-    new-layout subagents under <session>/subagents/."""
-    projects = dst / "projects"
-    (projects / "-tmp-private").mkdir(parents=True)
-    for p in (CC / "-tmp-private").iterdir():
-        shutil.copy2(p, projects / "-tmp-private" / p.name)
-    (projects / "-Users-user-repo").mkdir()
-    for name in ("session-624a4a58.jsonl", "session-9eda1058.jsonl"):
-        shutil.copy2(CC / name, projects / "-Users-user-repo" / name)
-    spec = projects / "-Users-User-repo-codemie-ai-codemie-code"
-    (spec / "turn-2" / "subagents").mkdir(parents=True)
-    shutil.copy2(CC / "incremental-subagents" / spec_file, spec / "turn-2.jsonl")
-    shutil.copy2(CC / "incremental-subagents" / "turn-2" / "subagents" / "agent-a485154.jsonl",
-                 spec / "turn-2" / "subagents" / "agent-a485154.jsonl")
-    skill = dst / "skills" / "cli-spec-writer"
-    skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: cli-spec-writer\ndescription: Writes a specification for new CLI "
-                                    "commands.\n---\n# CLI specs\nList the commands, flags and exit codes.\n")
-    return dst
-
-
-def lay_out_codex(dst: Path) -> Path:
-    for p in sorted(CX.glob("rollout-*.jsonl")):
-        y, m, d = p.name[len("rollout-"):].split("T")[0].split("-")
-        folder = dst / "sessions" / y / m / d
-        folder.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(p, folder / p.name)
-    return dst
+    """Only `~/.claude` (a test of one tool: another session's text may name this one's ids)."""
+    return lay_out(dst, spec_file)[0]
 
 
 def open_wh(root: Path, claude: Path, codex: Path, **settings: str) -> Warehouse:
@@ -99,7 +83,7 @@ def rows(wh: Warehouse, sql: str, params: list[Any] | None = None) -> list[tuple
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Warehouse, dict[str, Any], dict[str, str]]:
     root = tmp_path_factory.mktemp("tools")
-    claude, codex = lay_out_claude(root / "claude"), lay_out_codex(root / "codex")
+    claude, codex = lay_out(root / "src")
     before = {**digest(claude), **{f"codex/{k}": v for k, v in digest(codex).items()}}
     wh = open_wh(root, claude, codex)
     run = wh.reindex()
@@ -203,13 +187,13 @@ def test_status_names_both_tools_and_their_roots(indexed: tuple) -> None:
 
 def test_a_prefix_then_the_whole_file_equals_the_whole_file_once(tmp_path: Path) -> None:
     """turn-1.jsonl is a byte prefix of turn-2.jsonl: the append-only growth of a live session."""
-    grown = lay_out_claude(tmp_path / "claude", spec_file="turn-1.jsonl")
+    grown = lay_out_claude(tmp_path / "src", spec_file="turn-1.jsonl")
     wh = open_wh(tmp_path, grown, tmp_path / "no-codex")
     assert wh.reindex()["outcome"] == "published"
     target = grown / "projects" / "-Users-User-repo-codemie-ai-codemie-code" / "turn-2.jsonl"
     target.write_bytes((CC / "incremental-subagents" / "turn-2.jsonl").read_bytes())
     assert wh.reindex()["outcome"] == "published"
-    once = open_wh(tmp_path / "once", lay_out_claude(tmp_path / "once-claude"), tmp_path / "no-codex")
+    once = open_wh(tmp_path / "once", lay_out_claude(tmp_path / "once-src"), tmp_path / "no-codex")
     assert once.reindex()["outcome"] == "published"
     sql = ("SELECT session_id, seq, kind, role, text, tool_name, call_id FROM stg_dsh_events "
            "WHERE session_id LIKE 'turn-2%' ORDER BY ALL")
@@ -217,7 +201,7 @@ def test_a_prefix_then_the_whole_file_equals_the_whole_file_once(tmp_path: Path)
 
 
 def test_a_half_written_last_line_waits_for_the_next_run(tmp_path: Path) -> None:
-    claude = lay_out_claude(tmp_path / "claude")
+    claude = lay_out_claude(tmp_path / "src")
     wh = open_wh(tmp_path, claude, tmp_path / "no-codex")
     wh.reindex()
     before = rows(wh, "SELECT count(*) FROM stg_dsh_events WHERE session_id = ?", [TOOLS])[0][0]
@@ -234,7 +218,7 @@ def test_a_half_written_last_line_waits_for_the_next_run(tmp_path: Path) -> None
 
 
 def test_a_file_the_tool_deleted_is_kept_until_retention(tmp_path: Path) -> None:
-    claude = lay_out_claude(tmp_path / "claude")
+    claude = lay_out_claude(tmp_path / "src")
     wh = open_wh(tmp_path, claude, tmp_path / "no-codex")
     wh.reindex()
     (claude / "projects" / "-Users-user-repo" / "session-9eda1058.jsonl").unlink()  # cleanupPeriodDays
@@ -250,7 +234,7 @@ def test_a_file_the_tool_deleted_is_kept_until_retention(tmp_path: Path) -> None
 
 
 def test_akw_forget_removes_a_session_whose_file_the_tool_already_deleted(tmp_path: Path) -> None:
-    claude = lay_out_claude(tmp_path / "claude")
+    claude = lay_out_claude(tmp_path / "src")
     wh = open_wh(tmp_path, claude, tmp_path / "no-codex")
     wh.reindex()
     (claude / "projects" / "-Users-user-repo" / "session-9eda1058.jsonl").unlink()
@@ -264,7 +248,7 @@ def test_akw_forget_removes_a_session_whose_file_the_tool_already_deleted(tmp_pa
 
 
 def test_an_unknown_line_type_is_counted_and_warned_never_a_failure(tmp_path: Path) -> None:
-    claude = lay_out_claude(tmp_path / "claude")
+    claude = lay_out_claude(tmp_path / "src")
     f = claude / "projects" / "-tmp-private" / f"{MAIN}.jsonl"
     f.write_bytes(f.read_bytes() + b'{"type":"hologram","uuid":"u-new","timestamp":"2026-01-01T00:00:00Z"}\n')
     wh = open_wh(tmp_path, claude, tmp_path / "no-codex")
@@ -277,8 +261,8 @@ def test_an_unknown_line_type_is_counted_and_warned_never_a_failure(tmp_path: Pa
 
 
 def test_switched_off_a_tool_is_not_read(tmp_path: Path) -> None:
-    claude = lay_out_claude(tmp_path / "claude")
-    wh = open_wh(tmp_path, claude, lay_out_codex(tmp_path / "codex"), **{"sources.claude_code": "false"})
+    claude, codex = lay_out(tmp_path / "src")
+    wh = open_wh(tmp_path, claude, codex, **{"sources.claude_code": "false"})
     run = wh.reindex()
     assert source(run, "claude_code")["root"] == "off"
     assert rows(wh, "SELECT count(*) FROM ak_episode WHERE origin = 'claude_code'") == [(0,)]
@@ -310,8 +294,6 @@ def test_under_access_control_a_principal_sees_only_the_folders_it_is_given(inde
 def test_the_real_agents_golden_slice_resolves_against_the_laid_out_samples(tmp_path: Path) -> None:
     """golden/agents.yaml (written from reading the samples) names templates the layout's manifest knows,
     with at least 20 queries, a third of them Russian, and absent topics (issue 26)."""
-    from akw_fixtures.realdata import agents
-
     from warehouse.evaluation.golden import Resolver, load_golden
 
     manifest = agents.lay_out(tmp_path / "agents")

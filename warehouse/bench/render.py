@@ -51,16 +51,12 @@ def print_bench(console: Console, r: dict[str, Any]) -> None:
     sem = r.get("semantic") or {}
     if "search" in sem:
         vb = sem["build"]["vectors"] or {}
-        s2 = Table(title=f"semantic on: search latency, warm (peak RSS {sem['search']['peak_rss_mb']} MB); cold build "
-                         f"{sem['build']['seconds']} s (peak RSS {sem['build']['peak_rss_mb']} MB), "
-                         f"{vb.get('embedded')} units embedded in {vb.get('embed_s')} s = {vb.get('texts_per_s')}/s; "
-                         f"one changed session {sem['one_changed_session']['seconds']} s, "
-                         f"{(sem['one_changed_session']['vectors'] or {}).get('embedded')} embedded")
-        for c in ("mode", "p50 ms", "p95 ms", "max ms", "not found"):
-            s2.add_column(c)
-        for mode, v in sem["search"]["modes"].items():
-            s2.add_row(mode, *(f"{v[k]:.1f}" for k in ("p50_ms", "p95_ms", "max_ms")), str(v["not_found"]))
-        console.print(s2)
+        title = (f"semantic on: search latency, warm (peak RSS {sem['search']['peak_rss_mb']} MB); cold build "
+                 f"{sem['build']['seconds']} s (peak RSS {sem['build']['peak_rss_mb']} MB), "
+                 f"{vb.get('embedded')} units embedded in {vb.get('embed_s')} s = {vb.get('texts_per_s')}/s; "
+                 f"one changed session {sem['one_changed_session']['seconds']} s, "
+                 f"{(sem['one_changed_session']['vectors'] or {}).get('embedded')} embedded")
+        console.print(_modes_table(title, sem["search"]["modes"]))
     elif sem.get("skipped"):
         console.print(f"semantic: skipped ({sem['skipped']})")
     _print_mixed(console, r.get("mixed_sources") or {})
@@ -83,14 +79,20 @@ def _print_mixed(console: Console, m: dict[str, Any]) -> None:
             console.print(f"mixed sources: skipped ({m['skipped']})")
         return
     d, b = m["data"], m["build"]
-    t = Table(title=f"mixed sources (DSH {d['dsh_sessions']} sessions + Claude Code {d['claude_code_files']} files + "
-                    f"Codex {d['codex_files']} files): cold build {b['seconds']} s, {b['docs']} docs (peak RSS "
-                    f"{b['peak_rss_mb']} MB); search latency, warm")
+    console.print(_modes_table(f"mixed sources (DSH {d['dsh_sessions']} sessions + Claude Code "
+                               f"{d['claude_code_files']} files + Codex {d['codex_files']} files): cold build "
+                               f"{b['seconds']} s, {b['docs']} docs (peak RSS {b['peak_rss_mb']} MB); search latency, "
+                               "warm", m["search"]["modes"]))
+
+
+def _modes_table(title: str, modes: dict[str, Any]) -> Table:
+    """Search latency per mode of one run (p50/p95/max, queries not found)."""
+    t = Table(title=title)
     for c in ("mode", "p50 ms", "p95 ms", "max ms", "not found"):
         t.add_column(c)
-    for mode, v in m["search"]["modes"].items():
+    for mode, v in modes.items():
         t.add_row(mode, *(f"{v[k]:.1f}" for k in ("p50_ms", "p95_ms", "max_ms")), str(v["not_found"]))
-    console.print(t)
+    return t
 
 
 def _print_team(console: Console, r: dict[str, Any]) -> None:

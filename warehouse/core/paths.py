@@ -57,6 +57,11 @@ def default_home(dsh_home: Path) -> Path:
     return default_data_home()
 
 
+def tool_homes(paths: Paths) -> dict[str, Path]:
+    """The agent tools' own homes by source name (`sources.<name>`, their extractor's lake source)."""
+    return {"claude_code": paths.claude_home, "codex": paths.codex_home}
+
+
 @dataclass(frozen=True)
 class Paths:
     dsh_home: Path

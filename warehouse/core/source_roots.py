@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from warehouse.core.errors import Code
-from warehouse.core.paths import Paths
+from warehouse.core.paths import Paths, tool_homes
 from warehouse.core.settings import Settings
 
 FLAGS = {"dsh": "harness", "autoclaw": "autoclaw", "skills": "skills", "code": "code",
@@ -60,8 +60,8 @@ def root_states(paths: Paths, settings: Settings) -> dict[str, RootState]:
     ac = _root("autoclaw", paths.autoclaw_root, paths.autoclaw_explicit, "AutoClaw root", "AUTOCLAW_ROOT",
                "--autoclaw-root")
     extra = [Path(d).expanduser() for d in settings.sources.extra_skill_dirs]
-    extra += [home / "skills" for home, flag in ((paths.claude_home, "claude_code"), (paths.codex_home, "codex"))
-              if getattr(settings.sources, flag) is not False]
+    extra += [home / "skills" for name, home in tool_homes(paths).items()
+              if getattr(settings.sources, name) is not False]
     if dsh.state != "unavailable" and (dsh.state == "ok" or ac.state == "ok" or any(p.is_dir() for p in extra)):
         skills = RootState("skills", "ok", str(paths.dsh_home / "skills"))
     else:
@@ -69,8 +69,8 @@ def root_states(paths: Paths, settings: Settings) -> dict[str, RootState]:
     code = RootState("code", dsh.state, str(paths.dsh_home / "storages" / "workspace.json"), dsh.message, dsh.fix)
     out = {"dsh": dsh, "autoclaw": ac, "skills": skills, "code": code}
     for name, (what, env) in TOOL_HOMES.items():  # `auto`: read when there; `true`: missing is an error
-        home = paths.claude_home if name == "claude_code" else paths.codex_home
-        out[name] = _root(name, home, getattr(settings.sources, name) is True, what, env, f"sources.{name}=auto")
+        out[name] = _root(name, tool_homes(paths)[name], getattr(settings.sources, name) is True, what, env,
+                          f"sources.{name}=auto")
     for name, flag in FLAGS.items():
         if getattr(settings.sources, flag) is False:
             out[name] = RootState(name, "off", out[name].root)

@@ -64,7 +64,7 @@ FIXTURE_RETENTION_DAYS = 36_500
 
 
 def open_home(opener: Opener, data: Path, name: str, extra_skill_dirs: list[Path] | None = None,
-              dsh_home: Path | None = None, semantic: bool = False, tool_homes: bool = False) -> Home:
+              dsh_home: Path | None = None, semantic: bool = False) -> Home:
     """A warehouse over `data`'s sources with its own home `data/<name>`; extra skill dirs go to its config,
     and so does `semantic.enabled` when `semantic` (a semantic home is a home of its own: `<name>-sem`)."""
     data = Path(data).absolute()

@@ -195,6 +195,17 @@ class GoldenRun:
 
 
 
+# why a slice's queries are skipped when its data is not on this machine
+MISSING = {
+    "real_skills": "real skills not found at <repo>/../shared/realdata/skills: real_skill queries skipped",
+    "real_data": "real trajectories not found at fixtures/realdata/trajectories: real_data queries skipped",
+    "real_transcripts": ("real transcripts not found at <repo>/../shared/realdata/transcripts: "
+                         "real_transcripts queries skipped"),
+    "real_agents": ("real Claude Code / Codex samples not found at <repo>/../shared/realdata/agents: "
+                    "real_agents queries skipped"),
+}
+
+
 def _run_golden(opener: homes.Opener, cfg: EvalConfig, golden: Any, manifest: dict[str, Any], semantic: bool,
                 say: Callable[[str], None]) -> GoldenRun:
     """Index the homes of one semantic setting and run every golden query on them."""
@@ -206,46 +217,35 @@ def _run_golden(opener: homes.Opener, cfg: EvalConfig, golden: Any, manifest: di
     real_names = homes.real_skill_names(cfg.realdata) if cfg.realdata is not None else None
     run = GoldenRun(rev, [], Resolver(manifest, real_names))
     on: dict[str, tuple[homes.Home, Resolver]] = {}
-    if "real_skills" in wants and cfg.realdata is None:
-        run.notes["real_skills"] = ("real skills not found at <repo>/../shared/realdata/skills: "
-                                    "real_skill queries skipped")
-    elif "real_skills" in wants:
-        real_wh = homes.open_home(opener, cfg.data_dir, "akw-home-real", homes.real_skill_dirs(cfg.realdata),
-                                  semantic=semantic)
-        say(f"indexing the real-skills home{tag} …")
-        run.revs["real_skills"] = real_wh.reindex(mode="incremental")["index_rev"]
-        on["real_skills"] = (real_wh, run.resolver)
-    if "real_data" in wants and cfg.trajectories is None:
-        run.notes["real_data"] = ("real trajectories not found at fixtures/realdata/trajectories: "
-                                  "real_data queries skipped")
-    elif "real_data" in wants:
+
+    def wanted(slice_: str, source: Path | None) -> bool:
+        """The slice has queries and its data is here (else its queries are skipped with the reason)."""
+        if slice_ in wants and source is None:
+            run.notes[slice_] = MISSING[slice_]
+        return slice_ in wants and source is not None
+
+    def index(slice_: str, home: homes.Home, resolver: Resolver) -> None:
+        say(f"indexing the {slice_.replace('_', '-')} home{tag} …")
+        run.revs[slice_] = home.reindex(mode="incremental")["index_rev"]
+        on[slice_] = (home, resolver)
+
+    if wanted("real_skills", cfg.realdata):
+        index("real_skills", homes.open_home(opener, cfg.data_dir, "akw-home-real", homes.real_skill_dirs(cfg.realdata),
+                                             semantic=semantic), run.resolver)
+    if wanted("real_data", cfg.trajectories):
         rd_dir = Path(cfg.data_dir) / "real-data"
-        rd_resolver = Resolver(homes.ensure_realdata(rd_dir, cfg.trajectories))
-        rd_wh = homes.open_home(opener, rd_dir, "akw-home", semantic=semantic)
-        say(f"indexing the real-data home{tag} …")
-        run.revs["real_data"] = rd_wh.reindex(mode="incremental")["index_rev"]
-        on["real_data"] = (rd_wh, rd_resolver)
-    if "real_transcripts" in wants and cfg.transcripts is None:
-        run.notes["real_transcripts"] = ("real transcripts not found at <repo>/../shared/realdata/transcripts: "
-                                         "real_transcripts queries skipped")
-    elif "real_transcripts" in wants:
+        rd_resolver = Resolver(homes.ensure_realdata(rd_dir, cfg.trajectories))  # the data first, then its home
+        index("real_data", homes.open_home(opener, rd_dir, "akw-home", semantic=semantic), rd_resolver)
+    if wanted("real_transcripts", cfg.transcripts):
         rt_dir = Path(cfg.data_dir) / "real-transcripts"
         rt_resolver = Resolver(homes.ensure_transcripts(rt_dir, cfg.transcripts), real_names)
         skill_dirs = homes.real_skill_dirs(cfg.realdata) if cfg.realdata is not None else None
-        rt_wh = homes.open_home(opener, rt_dir, "akw-home", skill_dirs, semantic=semantic)
-        say(f"indexing the real-transcripts home{tag} …")
-        run.revs["real_transcripts"] = rt_wh.reindex(mode="incremental")["index_rev"]
-        on["real_transcripts"] = (rt_wh, rt_resolver)
-    if "real_agents" in wants and cfg.agents is None:
-        run.notes["real_agents"] = ("real Claude Code / Codex samples not found at <repo>/../shared/realdata/agents: "
-                                    "real_agents queries skipped")
-    elif "real_agents" in wants:
+        index("real_transcripts", homes.open_home(opener, rt_dir, "akw-home", skill_dirs, semantic=semantic),
+              rt_resolver)
+    if wanted("real_agents", cfg.agents):
         ag_dir = Path(cfg.data_dir) / "real-agents"
         ag_resolver = Resolver(homes.ensure_agents(ag_dir, cfg.agents))
-        ag_wh = homes.open_home(opener, ag_dir, "akw-home", semantic=semantic)
-        say(f"indexing the real-agents home{tag} …")
-        run.revs["real_agents"] = ag_wh.reindex(mode="incremental")["index_rev"]
-        on["real_agents"] = (ag_wh, ag_resolver)
+        index("real_agents", homes.open_home(opener, ag_dir, "akw-home", semantic=semantic), ag_resolver)
     for note in run.notes.values():
         say(note or "")
     for q in golden.queries:

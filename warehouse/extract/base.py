@@ -116,6 +116,22 @@ class ExtractContext:
         self.store.set_unit(UnitState(report.source, unit, revision, "error", code, message,
                                       schema_version=schema_version, extracted_at=utc_now_iso()))
 
+    def drop_unit(self, report: SourceReport, unit: str, status: str = "excluded", record: bool = True) -> None:
+        """Drop a unit (the job removes its lake files). An expired one keeps its cursor's times only, so an
+        unchanged old file is not re-read every run; any other exclusion forgets the cursor, and `record`
+        False leaves no state naming it at all (a forgotten id)."""
+        cur = self.store.cursor(unit)
+        if status == "expired":
+            report.units_expired += int(self.store.units.get(unit, {}).get("status") == "ok")
+            if isinstance(cur, dict):
+                self.store.set_cursor(unit, {k: v for k, v in cur.items() if k != "revision"})
+            self.store.set_unit(UnitState(report.source, unit, None, "expired"))
+            return
+        report.units_removed += int(cur is not None)
+        self.store.forget(unit)
+        if record:
+            self.store.set_unit(UnitState(report.source, unit, None, "excluded"))
+
     # -- exclusions (settings.exclude) ------------------------------------------
     def forgotten(self, kind: str, *values: str | None) -> bool:
         """Tombstoned by `akw forget` (then no unit state may name it either)."""

@@ -9,7 +9,7 @@ No file system, no settings here: pure functions and schemas.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -119,6 +119,65 @@ def cap_event(ev: dict[str, Any]) -> None:
             ev[k] = cap(v, ev["session_id"], ev.get("seq"))
 
 
+def decode_args(raw: Any) -> tuple[str | None, Any, bool]:
+    """(raw string, decoded value, bad) — tool-call arguments are a JSON-encoded string on the wire."""
+    if raw is None:
+        return None, None, False
+    if not isinstance(raw, str):
+        return dumps(raw), raw, False
+    try:
+        return raw, json.loads(raw), False
+    except ValueError:
+        return raw, None, True
+
+
+def is_excluded(path: str, excluded: PathFilter, cwd: Any) -> bool:
+    """`exclude.paths`/`file_patterns` on the path as written, or resolved against the session's `cwd`."""
+    if excluded(path):
+        return True
+    return bool(isinstance(cwd, str) and cwd and not path.startswith("/") and excluded(f"{cwd.rstrip('/')}/{path}"))
+
+
+def apply_exclusions(ev: dict[str, Any], excluded: PathFilter, cwd: Any, hidden_calls: set[str],
+                     carried: Sequence[str] = ()) -> None:
+    """An excluded file's path, the call arguments that carry its content, and its result's text are dropped.
+    `carried`: further files the call's arguments carry (a Codex patch); if any is excluded, so is the call,
+    and its command too (a patch run through the shell carries the file's content)."""
+    fp = ev.get("file_path")
+    if (fp and is_excluded(fp, excluded, cwd)) or any(is_excluded(f, excluded, cwd) for f in carried):
+        ev.update(file_path=None, arguments=None, text=None)
+        if carried:
+            ev["command"] = None
+        if ev["call_id"]:
+            hidden_calls.add(ev["call_id"])
+    elif ev["role"] == "tool_result" and ev["call_id"] in hidden_calls:
+        ev["text"] = None
+
+
+def count_event(st: dict[str, Any], ev: dict[str, Any]) -> None:
+    """The per-session counts every session parser keeps alike (its own extras — tokens, goal, title,
+    turns — it adds itself): events, first/last time, requests, harness text, calls, failed results,
+    skill uses, compactions."""
+    st["events"] += 1
+    t = ev["time"]
+    if t is not None:
+        st["first_time"] = t if st["first_time"] is None else min(st["first_time"], t)
+        st["last_time"] = t if st["last_time"] is None else max(st["last_time"], t)
+    role = ev["role"]
+    if role == "human":
+        st["human_messages"] += 1
+    elif role == "injected":
+        st["injected_messages"] += 1
+    elif role == "tool_call":
+        st["tool_calls"] += 1
+    elif role == "tool_result" and ev["is_error"]:
+        st["tool_errors"] += 1
+    if ev.get("skill_name"):
+        st["skill_uses"] += 1
+    if ev["kind"] == "compaction/completed":
+        st["compactions"] += 1
+
+
 def blocks_text(content: Any, block_type: str = "text") -> str | None:
     """Join the `text` of content blocks of one type; a bare string counts as text."""
     if isinstance(content, str):
@@ -137,6 +196,14 @@ class ParsedLog:
     events: list[dict[str, Any]] = field(default_factory=list)
     artifacts: list[dict[str, Any]] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
+
+
+def last_activity_ms(parsed: ParsedLog) -> int | None:
+    """A session's last activity (epoch ms) for retention: its newest event time."""
+    last = parsed.stats.get("last_time")
+    if last is None:
+        return None
+    return int(last.timestamp() * 1000) if hasattr(last, "timestamp") else to_int(last)
 
 
 def split_lines(text: bytes) -> tuple[list[tuple[int, dict[str, Any]]], int, bool]:

@@ -43,6 +43,7 @@ from warehouse.extract.eventlog import (
     ParsedLog,
     PathFilter,
     dumps,
+    last_activity_ms,
     to_frame,
 )
 from warehouse.home.lake import SCHEMA_FILE, unit_key
@@ -139,28 +140,6 @@ def _session_row(src: ToolSource, f: LogFile, ident: Identity, parsed: ParsedLog
     return row
 
 
-def _last_ms(parsed: ParsedLog) -> int | None:
-    last = parsed.stats.get("last_time")
-    if last is None:
-        return None
-    return int(last.timestamp() * 1000) if hasattr(last, "timestamp") else int(last)
-
-
-def _drop(ctx: ExtractContext, rep: SourceReport, src: ToolSource, unit: str, status: str, record: bool) -> None:
-    """Forget a unit (its lake files go at cleanup); an expired one keeps its time so it is not re-read."""
-    cur = ctx.store.cursor(unit)
-    if status == "expired":
-        rep.units_expired += int(ctx.store.units.get(unit, {}).get("status") == "ok")
-        ctx.store.set_cursor(unit, {k: v for k, v in cur.items() if k != "revision"} if isinstance(cur, dict)
-                             else None)
-        ctx.store.set_unit(UnitState(src.source, unit, None, "expired"))
-        return
-    rep.units_removed += int(cur is not None)
-    ctx.store.forget(unit)
-    if record:
-        ctx.store.set_unit(UnitState(src.source, unit, None, "excluded"))
-
-
 def _sync_file(ctx: ExtractContext, rep: SourceReport, src: ToolSource, f: LogFile, keep: set[str], sig: str,
                names: dict[str, str]) -> ParsedLog | None:
     """Extract one file if it changed; returns the parse when it read one (for the names a parent gives)."""
@@ -174,7 +153,7 @@ def _sync_file(ctx: ExtractContext, rep: SourceReport, src: ToolSource, f: LogFi
         ident = {"dev": st.st_dev, "ino": st.st_ino, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
         same = all(cur.get(k) == v for k, v in ident.items())
         if same and ctx.expired(cur.get("last_ms")):
-            _drop(ctx, rep, src, unit, "expired", True)
+            ctx.drop_unit(rep, unit, "expired")
             return None
         fresh = cur.get("context") == context and (ctx.lake.table_dir(src.source, "sessions")
                                                    / f"{key}.parquet").exists()
@@ -208,15 +187,15 @@ def _sync_file(ctx: ExtractContext, rep: SourceReport, src: ToolSource, f: LogFi
     if _excluded(ctx, who, cwd if isinstance(cwd, str) else None):
         # a forgotten one leaves no state that names it (its file is read again each run, and dropped again)
         forgotten = ctx.forgotten("session", who.session_id, who.parent) or ctx.forgotten("workspace", cwd)
-        _drop(ctx, rep, src, unit, "excluded", record=not forgotten)
+        ctx.drop_unit(rep, unit, "excluded", record=not forgotten)
         return parsed
-    last_ms = _last_ms(parsed)
+    last_ms = last_activity_ms(parsed)
     # who the file is rides in its cursor: once the tool deletes the file, exclusions and `akw forget` still
     # know which session its kept rows are (`_keep_vanished`)
     cursor = {**ident, "sha256": sha, "consumed": len(data), "context": context, "last_ms": last_ms,
               "session": who.session_id, "parent": who.parent, "cwd": cwd if isinstance(cwd, str) else None}
     if ctx.expired(last_ms):
-        _drop(ctx, rep, src, unit, "expired", True)
+        ctx.drop_unit(rep, unit, "expired")
         ctx.store.set_cursor(unit, cursor)
         return parsed
     revision = _sha(f"{src.parser_version}|{sha}|{context}".encode())[:20]
@@ -245,7 +224,7 @@ def _keep_vanished(ctx: ExtractContext, rep: SourceReport, src: ToolSource, live
                 ctx, Identity(cur["session"], cur.get("parent")), cur.get("cwd")):  # excluded or forgotten since
             forgotten = ctx.forgotten("session", cur["session"], cur.get("parent")) or \
                 ctx.forgotten("workspace", cur.get("cwd"))
-            _drop(ctx, rep, src, unit, "excluded", record=not forgotten)
+            ctx.drop_unit(rep, unit, "excluded", record=not forgotten)
             continue
         if isinstance(cur, dict) and cur.get("revision") and not ctx.expired(cur.get("last_ms")):
             keep.add(key)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from warehouse.core.errors import Code, KnowledgeError
-from warehouse.core.paths import Paths
+from warehouse.core.paths import Paths, tool_homes
 from warehouse.core.redact import redact
 from warehouse.core.settings import Settings
 from warehouse.core.source_roots import forgettable, root_states
@@ -125,10 +125,10 @@ def _forget_everything(paths: Paths, sources: list[str]) -> None:
     its rows stay until retention (extract/session_files.reset_keeping_vanished)."""
     from warehouse.extract.session_files import reset_keeping_vanished
 
-    tool_roots = {"claude_code": paths.claude_home, "codex": paths.codex_home}
+    homes = tool_homes(paths)
     for name in sources:
-        if name in tool_roots:
-            reset_keeping_vanished(paths.lake, paths.state_dir, name, tool_roots[name])
+        if name in homes:
+            reset_keeping_vanished(paths.lake, paths.state_dir, name, homes[name])
             continue
         shutil.rmtree(paths.lake / "bronze" / name, ignore_errors=True)
         (paths.state_dir / f"{name}.json").unlink(missing_ok=True)

@@ -27,9 +27,7 @@ ac_entries AS (
     JOIN ac_sessions s ON s.account = e.account AND s.session_id = e.session_id AND s.deleted_at IS NULL
 ),
 origins AS (  -- which session source a harness event comes from (ak_event says `harness` for all three)
-    SELECT DISTINCT session_id, 'dsh' AS origin FROM {{ lake('dsh', 'sessions') }}
-    UNION ALL SELECT DISTINCT session_id, 'claude_code' FROM {{ lake('claude_code', 'sessions') }}
-    UNION ALL SELECT DISTINCT session_id, 'codex' FROM {{ lake('codex', 'sessions') }}
+    SELECT session_id, origin FROM {{ ref('stg_dsh_sessions') }}
 ),
 harness_ev AS (
     SELECT e.*, o.origin FROM {{ ref('ak_event') }} e JOIN origins o USING (session_id) WHERE e.source = 'harness'

@@ -10,7 +10,6 @@ the incremental, live-safe and keep-when-deleted rest.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from warehouse.extract.base import ExtractContext, SourceReport
 from warehouse.extract.claude_code.parse import parse_file, subagent_names
@@ -53,11 +52,6 @@ def identify(f: LogFile, parsed: ParsedLog, names: dict[str, str]) -> Identity |
     return Identity(f"{parent}:agent-{f.agent_id}", parent, names.get(f.agent_id) or f"agent-{f.agent_id}")
 
 
-def _names(parsed: ParsedLog) -> dict[str, Any]:
-    return subagent_names(parsed)
-
-
 def extract(ctx: ExtractContext) -> SourceReport:
     root = ctx.paths.claude_home
-    return run(ctx, ToolSource(SOURCE, PARSER_VERSION, root, discover(root),
-                               lambda sid, data, ex: parse_file(sid, data, ex), identify, _names))
+    return run(ctx, ToolSource(SOURCE, PARSER_VERSION, root, discover(root), parse_file, identify, subagent_names))

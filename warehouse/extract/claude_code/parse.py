@@ -27,9 +27,12 @@ from typing import Any
 from warehouse.extract.eventlog import (
     ParsedLog,
     PathFilter,
+    apply_exclusions,
     blocks_text,
     cap_event,
+    count_event,
     dumps,
+    is_excluded,
     split_lines,
     to_int,
     to_ms,
@@ -201,7 +204,7 @@ def parse_file(session_id: str, data: bytes, path_excluded: PathFilter | None = 
 
     def emit(ev: dict[str, Any], cwd: Any) -> None:
         ev["seq"] = st["events"] + 1
-        _apply_exclusions(ev, excluded, cwd, hidden_calls)
+        apply_exclusions(ev, excluded, cwd, hidden_calls)
         if capped:
             cap_event(ev)
         _count(st, ev)
@@ -239,7 +242,7 @@ def parse_file(session_id: str, data: bytes, path_excluded: PathFilter | None = 
                     st["subagent_calls"] += ev["tool_name"] in SUBAGENT_TOOLS
                     change = FILE_TOOLS.get(ev["tool_name"] or "")
                     fp = ev.get("file_path")
-                    if change and fp and ev["call_id"] and not _is_excluded(fp, excluded, cwd):
+                    if change and fp and ev["call_id"] and not is_excluded(fp, excluded, cwd):
                         pending_files[ev["call_id"]] = {
                             "session_id": session_id, "seq": st["events"] + 1, "line_no": line_no, "time": t,
                             "path": fp, "change": change, "description": None, "call_id": ev["call_id"]}
@@ -347,50 +350,15 @@ def _assistant_events(base: dict[str, Any], msg: dict[str, Any], content: Any, p
     return evs
 
 
-def _is_excluded(path: str, excluded: PathFilter, cwd: Any) -> bool:
-    if excluded(path):
-        return True
-    return bool(isinstance(cwd, str) and cwd and not path.startswith("/") and excluded(f"{cwd.rstrip('/')}/{path}"))
-
-
-def _apply_exclusions(ev: dict[str, Any], excluded: PathFilter, cwd: Any, hidden_calls: set[str]) -> None:
-    """An excluded file's path, the call arguments that carry its content, and its result's text are dropped."""
-    fp = ev.get("file_path")
-    if fp and _is_excluded(fp, excluded, cwd):
-        ev.update(file_path=None, arguments=None, text=None)
-        if ev["call_id"]:
-            hidden_calls.add(ev["call_id"])
-    elif ev["role"] == "tool_result" and ev["call_id"] in hidden_calls:
-        ev["text"] = None
-
-
 def _count(st: dict[str, Any], ev: dict[str, Any]) -> None:
-    st["events"] += 1
-    t = ev["time"]
-    if t is not None:
-        st["first_time"] = t if st["first_time"] is None else min(st["first_time"], t)
-        st["last_time"] = t if st["last_time"] is None else max(st["last_time"], t)
-    role = ev["role"]
-    if role == "human":
-        st["human_messages"] += 1
-        if st["goal"] is None and ev.get("text"):
-            st["goal"] = ev["text"]
-    elif role == "injected":
-        st["injected_messages"] += 1
-    elif role == "tool_call":
-        st["tool_calls"] += 1
-    elif role == "tool_result" and ev["is_error"]:
-        st["tool_errors"] += 1
+    count_event(st, ev)
+    if ev["role"] == "human" and st["goal"] is None and ev.get("text"):
+        st["goal"] = ev["text"]
     st["input_tokens"] += ev.get("input_tokens") or 0
     st["output_tokens"] += ev.get("output_tokens") or 0
     if ev.get("model") and ev["model"] != SYNTHETIC_MODEL:
         st["model"] = ev["model"]
-    if ev.get("skill_name"):
-        st["skill_uses"] += 1
-    kind = ev["kind"]
-    if kind == "compaction/completed":
-        st["compactions"] += 1
-    elif kind == "session/title" and ev["text"]:
+    if ev["kind"] == "session/title" and ev["text"]:
         st["title"] = ev["text"]
 
 

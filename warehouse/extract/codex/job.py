@@ -38,5 +38,4 @@ def identify(f: LogFile, parsed: ParsedLog, _names: dict[str, str]) -> Identity 
 
 def extract(ctx: ExtractContext) -> SourceReport:
     root = ctx.paths.codex_home
-    return run(ctx, ToolSource(SOURCE, PARSER_VERSION, root, discover(root),
-                               lambda sid, data, ex: parse_file(sid, data, ex), identify))
+    return run(ctx, ToolSource(SOURCE, PARSER_VERSION, root, discover(root), parse_file, identify))

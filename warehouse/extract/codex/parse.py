@@ -30,12 +30,15 @@ import json
 import re
 from typing import Any
 
-from warehouse.extract.eventlog import (  # noqa: F401  (EVENTS_SCHEMA re-exported for the job and tests)
-    EVENTS_SCHEMA,
+from warehouse.extract.eventlog import (
     ParsedLog,
     PathFilter,
+    apply_exclusions,
     cap_event,
+    count_event,
+    decode_args,
     dumps,
+    is_excluded,
     split_lines,
     to_int,
     to_ms,
@@ -137,18 +140,6 @@ def _key(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
-def _decode_args(raw: Any) -> tuple[str | None, Any, bool]:
-    """(raw string, decoded value, bad) — function_call arguments are a JSON-encoded string."""
-    if raw is None:
-        return None, None, False
-    if not isinstance(raw, str):
-        return dumps(raw), raw, False
-    try:
-        return raw, json.loads(raw), False
-    except ValueError:
-        return raw, None, True
-
-
 def _command(v: Any) -> str | None:
     """A command string from `cmd`/`command` (list form joined; `bash -lc X` -> X)."""
     if isinstance(v, str):
@@ -235,7 +226,7 @@ def _tool_call(ev: dict[str, Any], p: dict[str, Any], ptype: str) -> str | None:
         ev.update(tool_name="image_generation", call_id=to_str(p.get("id")), text=to_str(p.get("revised_prompt")))
     else:  # function_call
         name = to_str(p.get("name"))
-        raw, args, bad = _decode_args(p.get("arguments"))
+        raw, args, bad = decode_args(p.get("arguments"))
         ev.update(tool_name=name, call_id=to_str(p.get("call_id")), arguments=raw, arguments_bad=bad)
         if isinstance(args, dict):
             ev["command"] = _command(args.get("cmd")) or _command(args.get("command"))
@@ -409,7 +400,7 @@ def parse_file(session_id: str, data: bytes, path_excluded: PathFilter | None = 
         files = _patch_files(patch) if patch else []
         if files and not ev.get("file_path"):
             ev["file_path"] = files[0][0]
-        _apply_exclusions(ev, excluded, header["cwd"], s.hidden_calls, [f for f, _c in files])
+        apply_exclusions(ev, excluded, header["cwd"], s.hidden_calls, [f for f, _c in files])
         if files:
             _artifacts(out, ev, files, excluded, header["cwd"])
         if capped:
@@ -523,32 +514,10 @@ def _tokens(p: dict[str, Any], s: _State) -> None:
         ev["output_tokens"] = (ev.get("output_tokens") or 0) + outp
 
 
-def _is_excluded(path: str, excluded: PathFilter, cwd: Any) -> bool:
-    if excluded(path):
-        return True
-    return bool(isinstance(cwd, str) and cwd and not path.startswith("/") and excluded(f"{cwd.rstrip('/')}/{path}"))
-
-
-def _apply_exclusions(ev: dict[str, Any], excluded: PathFilter, cwd: Any, hidden_calls: set[str],
-                      patch_paths: list[str]) -> None:
-    """An excluded file's path, the call arguments that carry its content, and its result's text are dropped
-    (as in dsh/parse.py); a patch touching any excluded file also drops its command (the shell form carries
-    the patch)."""
-    fp = ev.get("file_path")
-    if (fp and _is_excluded(fp, excluded, cwd)) or any(_is_excluded(f, excluded, cwd) for f in patch_paths):
-        ev.update(file_path=None, arguments=None, text=None)
-        if patch_paths:
-            ev["command"] = None
-        if ev["call_id"]:
-            hidden_calls.add(ev["call_id"])
-    elif ev["role"] == "tool_result" and ev["call_id"] in hidden_calls:
-        ev["text"] = None
-
-
 def _artifacts(out: ParsedLog, ev: dict[str, Any], files: list[tuple[str, str]], excluded: PathFilter,
                cwd: Any) -> None:
     for path, change in files:
-        if _is_excluded(path, excluded, cwd):
+        if is_excluded(path, excluded, cwd):
             continue
         out.artifacts.append({"session_id": ev["session_id"], "seq": ev["seq"], "line_no": ev["line_no"],
                               "time": ev["time"], "path": path, "change": change, "description": None,
@@ -556,25 +525,8 @@ def _artifacts(out: ParsedLog, ev: dict[str, Any], files: list[tuple[str, str]],
 
 
 def _count(st: dict[str, Any], ev: dict[str, Any]) -> None:
-    st["events"] += 1
-    t = ev["time"]
-    if t is not None:
-        st["first_time"] = t if st["first_time"] is None else min(st["first_time"], t)
-        st["last_time"] = t if st["last_time"] is None else max(st["last_time"], t)
-    role = ev["role"]
-    if role == "human":
-        st["human_messages"] += 1
-        if st["goal"] is None and ev.get("text"):
-            st["goal"] = ev["text"]
-    elif role == "injected":
-        st["injected_messages"] += 1
-    elif role == "tool_call":
-        st["tool_calls"] += 1
-        if ev.get("tool_name") in SUBAGENT_TOOLS:
-            st["subagent_calls"] += 1
-    elif role == "tool_result" and ev["is_error"]:
-        st["tool_errors"] += 1
-    if ev.get("skill_name"):
-        st["skill_uses"] += 1
-    if ev["kind"] == "compaction/completed":
-        st["compactions"] += 1
+    count_event(st, ev)
+    if ev["role"] == "human" and st["goal"] is None and ev.get("text"):
+        st["goal"] = ev["text"]
+    elif ev["role"] == "tool_call" and ev.get("tool_name") in SUBAGENT_TOOLS:
+        st["subagent_calls"] += 1

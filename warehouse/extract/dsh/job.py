@@ -28,16 +28,14 @@ from warehouse.extract.base import (
     redaction_sig,
     skipped,
 )
-from warehouse.extract.dsh.parse import (
+from warehouse.extract.dsh.parse import CorruptLog, decode, frame_info, parse_log
+from warehouse.extract.eventlog import (
     ARTIFACTS_SCHEMA,
     EVENTS_SCHEMA,
     SESSIONS_SCHEMA,
-    CorruptLog,
     ParsedLog,
-    decode,
     dumps,
-    frame_info,
-    parse_log,
+    last_activity_ms,
     to_bool,
     to_frame,
     to_int,
@@ -46,7 +44,6 @@ from warehouse.extract.dsh.parse import (
 )
 from warehouse.extract.registry import read_registry
 from warehouse.home.lake import unit_key
-from warehouse.home.state import UnitState
 
 SOURCE = "dsh"
 PARSER_VERSION = "dsh-1"  # bump when row shapes change: every session re-extracts
@@ -226,7 +223,7 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
             sf.workspace_id, to_str(ws.get("path")), proj.get("proj_workspace")) or ctx.excluded_actor(
             *_actor_ids(sf.session_id, proj)):
         # a forgotten session leaves no unit state: its id must not stay in the state files
-        _exclude(ctx, rep, unit, record=not (ctx.forgotten("session", sf.session_id) or ctx.forgotten(
+        ctx.drop_unit(rep, unit, record=not (ctx.forgotten("session", sf.session_id) or ctx.forgotten(
             "workspace", sf.workspace_id, to_str(ws.get("path"))) or ctx.forgotten("actor", *_actor_ids(
                 sf.session_id, proj))))
         return
@@ -240,7 +237,7 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
         same = all(cur.get(k) == v for k, v in ident.items())
         if same and ctx.expired(cur.get("last_ms")):  # unchanged and out of the window: dropped unread
             keep.discard(key)
-            _exclude(ctx, rep, unit, "expired")
+            ctx.drop_unit(rep, unit, "expired")
             return
         fresh = cur.get("context") == context and _has_file(ctx, "sessions", key)
         if fresh and all(cur.get(k) == v for k, v in ident.items()):
@@ -258,10 +255,10 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
             raise CorruptLog("no readable line" if raw else "empty session log")
         if not parsed.header:  # events without the session header line: counted as a bad line
             parsed.stats["lines_bad"] += 1
-        last_ms = _last_ms(parsed)
+        last_ms = last_activity_ms(parsed)
         if ctx.expired(last_ms):
             keep.discard(key)
-            _exclude(ctx, rep, unit, "expired")
+            ctx.drop_unit(rep, unit, "expired")
             ctx.store.set_cursor(unit, {**ident, "sha256": sha, "context": context, "last_ms": last_ms})
             return
         frames, torn = frame_info(raw)
@@ -283,31 +280,6 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
     counts["projection_bad"] = int(proj_raw is not None and not isinstance(_json(proj_raw), dict))
     ctx.unit_ok(rep, unit, revision, counts=counts, schema_version=to_str(parsed.header.get("version")),
                 cursor={**ident, "sha256": sha, "context": context, "revision": revision, "last_ms": last_ms})
-
-
-def _last_ms(parsed: ParsedLog) -> int | None:
-    """The session's last activity (epoch ms) for retention: its newest event time."""
-    last = parsed.stats.get("last_time")
-    if last is None:
-        return None
-    return int(last.timestamp() * 1000) if hasattr(last, "timestamp") else to_int(last)
-
-
-def _exclude(ctx: ExtractContext, rep: SourceReport, unit: str, status: str = "excluded", record: bool = True) -> None:
-    """Drop a unit (its lake files go in `_cleanup`). An expired one keeps its cursor's time only, so an
-    unchanged old log is not re-read every run; any other exclusion forgets the cursor."""
-    cur = ctx.store.cursor(unit)
-    if status == "expired":
-        rep.units_expired += int(ctx.store.units.get(unit, {}).get("status") == "ok")
-        if isinstance(cur, dict):
-            ctx.store.set_cursor(unit, {k: v for k, v in cur.items() if k != "revision"})
-        ctx.store.set_unit(UnitState(SOURCE, unit, None, "expired"))
-        return
-    if cur is not None:
-        rep.units_removed += 1
-    ctx.store.forget(unit)
-    if record:
-        ctx.store.set_unit(UnitState(SOURCE, unit, None, "excluded"))
 
 
 def _cleanup(ctx: ExtractContext, rep: SourceReport, live_units: set[str], keep: set[str]) -> None:

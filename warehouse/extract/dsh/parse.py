@@ -9,27 +9,22 @@ registry, exclusions and incrementality around it.
 from __future__ import annotations
 
 import io
-import json
 import re
 from typing import Any
 
 import zstandard
 
-from warehouse.extract.eventlog import (  # noqa: F401  (re-exported: the DSH job and readers import them here)
-    ARTIFACTS_SCHEMA,
-    EVENTS_SCHEMA,
-    SESSIONS_SCHEMA,
-    TEXT_CAP,
-    TS,
+from warehouse.extract.eventlog import (
     ParsedLog,
     PathFilter,
+    apply_exclusions,
     blocks_text,
-    cap,
     cap_event,
+    count_event,
+    decode_args,
     dumps,
+    is_excluded,
     split_lines,
-    to_bool,
-    to_frame,
     to_int,
     to_ms,
     to_str,
@@ -118,21 +113,9 @@ def _assistant(ev: dict[str, Any], d: dict[str, Any]) -> None:
               finish_reason=to_str(d.get("finishReason")))
 
 
-def _decode_args(raw: Any) -> tuple[str | None, Any, bool]:
-    """(raw string, decoded value, bad) — arguments are a JSON-encoded string on the wire."""
-    if raw is None:
-        return None, None, False
-    if not isinstance(raw, str):
-        return dumps(raw), raw, False
-    try:
-        return raw, json.loads(raw), False
-    except ValueError:
-        return raw, None, True
-
-
 def _tool_call(ev: dict[str, Any], d: dict[str, Any]) -> None:
     name = to_str(d.get("name"))
-    raw, args, bad = _decode_args(d.get("arguments"))
+    raw, args, bad = decode_args(d.get("arguments"))
     ev.update(role="tool_call", tool_name=name, call_id=to_str(d.get("callId")), arguments=raw,
               arguments_bad=bad)
     if not isinstance(args, dict):
@@ -243,7 +226,7 @@ def parse_log(session_id: str, text: bytes, path_excluded: PathFilter | None = N
             seen_ids.add(ident)
         if step_key:
             seen_steps.add(step_key)
-        _apply_exclusions(ev, excluded, out.header.get("cwd"), hidden_calls)
+        apply_exclusions(ev, excluded, out.header.get("cwd"), hidden_calls)
         if ev["role"] == "artifact":
             _artifacts(out, ev, kind, d, excluded, out.header.get("cwd"))
         if ev["role"] == "other":
@@ -258,28 +241,11 @@ def parse_log(session_id: str, text: bytes, path_excluded: PathFilter | None = N
     return out
 
 
-def _is_excluded(path: str, excluded: PathFilter, cwd: Any) -> bool:
-    if excluded(path):
-        return True
-    return bool(isinstance(cwd, str) and cwd and not path.startswith("/") and excluded(f"{cwd.rstrip('/')}/{path}"))
-
-
-def _apply_exclusions(ev: dict[str, Any], excluded: PathFilter, cwd: Any, hidden_calls: set[str]) -> None:
-    """An excluded file's path, the call arguments that carry its content, and its result's text are dropped."""
-    fp = ev.get("file_path")
-    if fp and _is_excluded(fp, excluded, cwd):
-        ev.update(file_path=None, arguments=None, text=None)
-        if ev["call_id"]:
-            hidden_calls.add(ev["call_id"])
-    elif ev["role"] == "tool_result" and ev["call_id"] in hidden_calls:
-        ev["text"] = None
-
-
 def _artifacts(out: ParsedLog, ev: dict[str, Any], kind: str, d: dict[str, Any], excluded: PathFilter,
                cwd: Any) -> None:
     presented = kind == "deliverables/presented"
     files = [f for f in _files(d, "description" if presented else "change")
-             if not _is_excluded(f["path"] or "", excluded, cwd)]
+             if not is_excluded(f["path"] or "", excluded, cwd)]
     ev["files_json"] = dumps(files)
     ev["text"] = "\n".join(f["path"] + (f" — {f['description']}" if presented and f["description"] else "")
                            for f in files) or None
@@ -292,31 +258,14 @@ def _artifacts(out: ParsedLog, ev: dict[str, Any], kind: str, d: dict[str, Any],
 
 
 def _count(st: dict[str, Any], ev: dict[str, Any], kind: str, turns: set[int]) -> None:
-    st["events"] += 1
-    t = ev["time"]
-    if t is not None:
-        st["first_time"] = t if st["first_time"] is None else min(st["first_time"], t)
-        st["last_time"] = t if st["last_time"] is None else max(st["last_time"], t)
-    role = ev["role"]
-    if role == "human":
-        st["human_messages"] += 1
-    elif role == "injected":
-        st["injected_messages"] += 1
-    elif role == "tool_call":
-        st["tool_calls"] += 1
-    elif role == "tool_result" and ev["is_error"]:
-        st["tool_errors"] += 1
-    elif role == "assistant":
+    count_event(st, ev)
+    if ev["role"] == "assistant":
         st["input_tokens"] += ev["input_tokens"] or 0
         st["output_tokens"] += ev["output_tokens"] or 0
         st["model"] = ev["model"] or st["model"]
         if ev["turn"] is not None:
             turns.add(ev["turn"])
-    if ev.get("skill_name"):
-        st["skill_uses"] += 1
-    if kind == "compaction/completed":
-        st["compactions"] += 1
-    elif kind == "session/title" and ev["text"]:
+    if kind == "session/title" and ev["text"]:
         st["title"] = ev["text"]
     elif kind == "goal/change" and ev["text"]:
         st["goal"] = ev["text"]

@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from warehouse.core.errors import Code
+from warehouse.core.paths import tool_homes
 from warehouse.extract.base import ExtractContext, SourceReport
 from warehouse.extract.registry import read_workspaces
 
 SKILL_FILE = "SKILL.md"
+TOOL_ROOT_KINDS = {"claude_code": "claude_home", "codex": "codex_home"}
 MAX_DEPTH = 3  # category folders: <root>/<group>/<skill>/SKILL.md
 _SKIP = frozenset({"node_modules", "__pycache__"})
 
@@ -59,10 +61,9 @@ def discover_roots(ctx: ExtractContext, report: SourceReport) -> tuple[list[Root
             root_error(report, Code.SOURCE_UNAVAILABLE, f"extra:{p}", "configured skills dir does not exist")
             continue
         roots.append(Root("extra", p))
-    for kind, flag, home in (("claude_home", "claude_code", ctx.paths.claude_home),
-                             ("codex_home", "codex", ctx.paths.codex_home)):
-        if getattr(ctx.settings.sources, flag) is not False:  # the tools' user skills (issue 26)
-            roots.append(Root(kind, home / "skills"))
+    for name, home in tool_homes(ctx.paths).items():  # the tools' user skills (issue 26): claude_home, codex_home
+        if getattr(ctx.settings.sources, name) is not False:
+            roots.append(Root(TOOL_ROOT_KINDS[name], home / "skills"))
     accounts = ctx.paths.autoclaw_root / "accounts"
     if accounts.is_dir():
         for acct in sorted(p.name for p in accounts.iterdir() if p.is_dir()):
