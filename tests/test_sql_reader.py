@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 from homes import BuiltHome
 
@@ -55,6 +56,29 @@ def test_no_file_access_from_sql(home) -> None:
     assert e.value.code == "KNOWLEDGE_QUERY_INVALID"
 
 
+def test_a_reader_loads_no_extension_file_of_its_own(home, tmp_path: Path) -> None:
+    """Extensions load without DuckDB's signature check (ADR 0001, "Extensions"): what keeps any other
+    binary out is that a reader's database refuses every LOAD once its own extension is in, by name or by path."""
+    from warehouse.core.db import extension_directory
+    from warehouse.home import generation
+
+    planted = tmp_path / "planted.duckdb_extension"
+    planted.write_bytes(next(Path(extension_directory()).rglob("httpfs.duckdb_extension")).read_bytes())
+    con, _ = generation.open_current(home["wh"].paths.generations)
+    try:
+        for statement in (f"LOAD '{planted}'", "LOAD httpfs", "INSTALL httpfs"):
+            with pytest.raises(duckdb.PermissionException):
+                con.execute(statement)
+        with pytest.raises(duckdb.Error):  # the setting that guards it cannot be turned back on
+            con.execute("SET enable_external_access = true")
+        assert con.execute("SELECT count(*) FROM ak_document").fetchone()[0] > 0
+    finally:
+        con.close()
+    with pytest.raises(KnowledgeError) as e:  # nor through `akw sql`: one read-only statement
+        home["wh"].sql(f"LOAD '{planted}'")
+    assert e.value.code == "KNOWLEDGE_QUERY_INVALID"
+
+
 def test_a_recursive_cte_is_interrupted_at_the_timeout(home) -> None:
     wh = Warehouse(home["wh"].paths, Settings.model_validate({"query": {"timeout_s": 0.5}}))
     q = "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT count(*) FROM r"
@@ -63,8 +87,8 @@ def test_a_recursive_cte_is_interrupted_at_the_timeout(home) -> None:
     assert e.value.code == "KNOWLEDGE_LIMIT" and e.value.details["limit"] == "query.timeout_s"
 
 
-SPILL = ("SELECT count(*), max(m) FROM (SELECT i, md5(i::VARCHAR) || md5((i * 7)::VARCHAR) AS m "
-         "FROM range(4000000) r(i) ORDER BY m)")
+# sorts ~130 MB of rows through a reader's 100 MB buffer pool: it spills (the cap test below proves it)
+SPILL = "SELECT count(*), max(m) FROM (SELECT i, md5(i::VARCHAR) AS m FROM range(2000000) r(i) ORDER BY m)"
 
 
 def test_two_concurrent_spilling_sql_processes_each_get_their_own_folder(home) -> None:
@@ -87,7 +111,7 @@ def test_two_concurrent_spilling_sql_processes_each_get_their_own_folder(home) -
     outs = [p.communicate() for p in procs]
     for p, (o, e) in zip(procs, outs, strict=True):
         assert p.returncode == 0, o + e
-        assert json.loads(o)["rows"][0][0] == 4000000
+        assert json.loads(o)["rows"][0][0] == 2000000
     pids = {str(p.pid) for p in procs}
     assert pids <= {n.split("-")[0] for n in seen}  # one folder per process
     assert modes == {0o700}
