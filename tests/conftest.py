@@ -12,6 +12,7 @@ workers, under a file lock); a module takes a private `copy()` of the built home
 from __future__ import annotations
 
 import fcntl
+import gc
 import json
 import os
 import shutil
@@ -28,6 +29,12 @@ os.environ.setdefault("AKW_NOW", FIXTURE_NOW)
 # ~/.claude or ~/.codex (a test of those sources points Paths at a folder of its own)
 os.environ["CLAUDE_CONFIG_DIR"] = "/nonexistent/akw-tests/claude"
 os.environ["CODEX_HOME"] = "/nonexistent/akw-tests/codex"
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection imported (the product, the SDKs, the browser driver) stays for the whole run:
+    out of the cyclic GC's full passes, which otherwise walk it again and again in each worker."""
+    gc.freeze()
 
 
 def _shared(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], BuiltHome]) -> BuiltHome:

@@ -197,6 +197,44 @@ def test_forget_all_then_reindex_brings_nothing_back(home) -> None:
     assert rows(wh, "SELECT count(*) FROM ak_document")[0][0] == 0
 
 
+def test_a_fork_keeps_its_own_work_but_not_the_forgotten_parents_id(home) -> None:
+    """Issue 25: forgetting a session that has a fork child was KNOWLEDGE_DELETE_PARTIAL (the child's
+    `parent_session` kept the id in the lake and the index). The fork is another session: it stays, with
+    its own events, and no longer names its parent, in every reindex mode after."""
+    wh, env = home
+    [[child, parent]] = rows(wh, "SELECT session_id, parent_session FROM stg_dsh_sessions "
+                                 "WHERE parent_session IS NOT NULL ORDER BY session_id LIMIT 1")
+    events = rows(wh, f"SELECT count(*) FROM stg_dsh_events WHERE session_id = '{child}'")[0][0]
+    assert events > 0
+    code, doc = akw(env, "forget", "session", parent, "--yes")
+    assert code == 0, doc
+    assert doc["residue"] == [] and leftovers(wh.paths.home, [parent]) == []
+    for mode in ("full", "incremental"):
+        assert akw(env, "reindex", "--mode", mode)[0] == 0
+        assert rows(wh, f"SELECT parent_session, (SELECT count(*) FROM stg_dsh_events WHERE session_id = '{child}') "
+                        f"FROM stg_dsh_sessions WHERE session_id = '{child}'") == [[None, events]]
+    assert leftovers(wh.paths.home, [parent]) == []
+
+
+def test_reports_in_the_home_naming_the_target_go_with_it(home, tmp_path: Path) -> None:
+    """Issue 25: `forget all` after `akw report --out $AKW_HOME/reports` was KNOWLEDGE_DELETE_PARTIAL (the
+    report kept the ids). A report in the home is a snapshot of the index: it goes whole; one the user
+    wrote elsewhere is theirs and stays."""
+    wh, env = home
+    inside, outside = wh.paths.reports_dir, tmp_path / "mine"
+    for folder in (inside, outside):
+        assert akw(env, "report", "--out", str(folder))[0] == 0
+    sid = root_session(wh)
+    assert leftovers(inside, [sid]) and leftovers(outside, [sid])  # the reports name the session
+    naming = leftovers(inside, [sid])
+    code, plan = akw(env, "forget", "all")
+    assert code == 0 and plan["would_remove"]["reports"] >= len(naming) > 0
+    code, doc = akw(env, "forget", "all", "--yes")
+    assert code == 0 and doc["residue"] == [], doc
+    assert leftovers(wh.paths.home, [sid]) == [] and not [n for n in naming if (inside / n).exists()]
+    assert leftovers(outside, [sid])  # not the home's: untouched
+
+
 def test_an_unwired_store_is_a_partial_delete_and_a_hook_clears_it(home) -> None:
     """A store the forget does not know (here: a notes file naming the session) stays behind: the answer
     is KNOWLEDGE_DELETE_PARTIAL naming the file; registered as a forget hook, the same store is cleared."""

@@ -2,7 +2,8 @@
 
 A dry run (no `confirm`) resolves the target in the published generation and counts what would go.
 Confirmed, under the writer lock: the target's ids are tombstoned (content-free hashes, consulted at
-extract), the run log is scrubbed of them, outbox records naming them are removed, the forget hooks run
+extract), the run log is scrubbed of them, outbox records and reports in the home naming them are removed
+(a fork keeps its own work but no longer names a forgotten parent: extract/dsh), the forget hooks run
 (feedback), then the index is rebuilt from scratch (`--mode full`: lake and cursors re-made without the
 target, no tokens or vectors lent by an older generation) and every older generation is deleted. Last,
 the residue scan looks for the ids and for text fragments unique to the target in every file under
@@ -160,8 +161,10 @@ def forget(paths: Paths, settings: Settings, target: Target, confirm: bool = Fal
     kind = target.kind
     doc: dict[str, Any] = {"kind": kind, "id": target.id, "confirmed": confirm, "would_remove": target.counts}
     lake = residue.scan(paths.lake, target.needles)
-    doc["would_remove"]["lake_files"] = len(lake)
+    target.needles = _unique_to_target(target.needles, lake)
+    doc["would_remove"]["lake_files"] = sum(_names_target(hit) for hit in lake)
     doc["would_remove"]["outbox_packages"] = len(_outbox_hits(paths, target))
+    doc["would_remove"]["reports"] = len(_report_hits(paths, target))
     if not confirm:
         doc["note"] = "dry run: nothing was removed; repeat with --yes (confirm: true) to forget"
         return doc
@@ -170,7 +173,7 @@ def forget(paths: Paths, settings: Settings, target: Target, confirm: bool = Fal
         added = sum(tombs.add(k, vs) for k, vs in target.values.items())
         tombs.save()
         scrubbed = _scrub_text_logs(paths, target)
-        for f in _outbox_hits(paths, target):
+        for f in [*_outbox_hits(paths, target), *_report_hits(paths, target)]:
             _remove(f)
         hooks = run_forget_hooks(paths, target.item_ids())
         run = run_locked(paths, settings, "full")
@@ -186,11 +189,40 @@ def forget(paths: Paths, settings: Settings, target: Target, confirm: bool = Fal
     return doc
 
 
+def _unique_to_target(needles: dict[str, str], lake: list[dict[str, object]]) -> dict[str, str]:
+    """The needles without the text fragments that a lake file of other work holds too (one without any of
+    the target's ids): the same words in another source (an AutoClaw entry quoting the task of a DSH
+    session) are that source's, not residue, and would make every forget of it `KNOWLEDGE_DELETE_PARTIAL`.
+    `_needles` already drops fragments that another document holds; the lake holds more text than that."""
+    shared = {label for hit in lake if not _names_target(hit) for label in _labels(hit)}
+    return {label: n for label, n in needles.items() if label not in shared}
+
+
+def _labels(hit: dict[str, object]) -> list[str]:
+    found = hit.get("found")
+    return [str(f) for f in found] if isinstance(found, list) else []
+
+
+def _names_target(hit: dict[str, object]) -> bool:
+    """A residue finding that holds one of the target's ids (labels `id`, `id-3`), not only a fragment."""
+    return any(label.startswith("id") for label in _labels(hit))
+
+
 def _outbox_hits(paths: Paths, target: Target) -> list[Path]:
     """Committed dispatch records naming the target (their package carries its evidence): removed whole."""
     if not paths.outbox.is_dir():
         return []
     return [paths.outbox / str(e["path"]) for e in residue.scan(paths.outbox, target.needles)]
+
+
+def _report_hits(paths: Paths, target: Target) -> list[Path]:
+    """Reports written into the home (`akw report --out $AKW_HOME/reports`, `reports.on_schedule`) that name
+    the target: a report is a snapshot of the index as it was, so it goes whole, like an outbox package.
+    Reports a user wrote elsewhere are theirs and are not touched."""
+    folder = paths.reports_dir
+    if not folder.is_dir():
+        return []
+    return [folder / str(e["path"]) for e in residue.scan(folder, target.needles)]
 
 
 def _scrub_text_logs(paths: Paths, target: Target) -> int:

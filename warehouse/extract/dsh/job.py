@@ -270,6 +270,8 @@ def _sync_session(ctx: ExtractContext, rep: SourceReport, sf: SessionFile, reg: 
         ctx.unit_failed(rep, unit, code.value, f"{sf.path.relative_to(home).as_posix()}: {why}")
         return
     row = _session_row(sf, home, parsed, frames, ws, proj, revision)
+    if ctx.forgotten("session", row["parent_session"]):  # a fork outlives its forgotten parent: not its id
+        row["parent_session"] = None  # (issue 25; the tombstones enter `sig`, so an older fork is re-read)
     for table, df in (("sessions", to_frame([row], SESSIONS_SCHEMA)),
                       ("events", to_frame(parsed.events, EVENTS_SCHEMA)),
                       ("artifacts", to_frame(parsed.artifacts, ARTIFACTS_SCHEMA))):
