@@ -238,3 +238,24 @@ def test_a_file_that_cannot_be_opened_as_a_file_is_unreadable_not_binary(tmp_pat
     assert _chunk_file(ws, FileStat("dir.py", str(tmp_path / "dir.py"), 0, 0)) is UNREADABLE
     assert _chunk_file(ws, FileStat("bin.dat", str(tmp_path / "bin.dat"), 3, 0)) is None
     assert time.monotonic() - t0 < 5
+
+
+def test_a_copied_autoclaw_account_is_indexed_once_more_and_named(src: Path, tmp_path: Path) -> None:
+    """Issue 25: `cp -a accounts/A accounts/A-copy` failed every build (KNOWLEDGE_INTERNAL on
+    ak_event.unique(event_id): AutoClaw session ids are an account's own). Both accounts are indexed, every
+    id stays unique, and the run names the copy with a coded warning (`akw status`)."""
+    accounts = src / "autoclaw" / "accounts"
+    original = sorted(p.name for p in accounts.iterdir() if p.is_dir())[0]
+    shutil.copytree(accounts / original, accounts / f"{original}-copy", symlinks=True)
+    wh = open_wh(src, tmp_path)
+    run = wh.reindex()
+    assert run["outcome"] == "published", run
+    assert wh.sql("SELECT count(*) - count(DISTINCT event_id) FROM ak_event")["rows"] == [[0]]
+    both = wh.sql("SELECT account, count(*) FROM ak_event WHERE source = 'autoclaw' AND account IN "
+                  f"('{original}', '{original}-copy') GROUP BY 1 ORDER BY 1")["rows"]
+    assert len(both) == 2 and both[0][1] == both[1][1] > 0
+    [warning] = wh.status()["last_run"]["warnings"]
+    assert warning["code"] == "KNOWLEDGE_SOURCE_CORRUPT" and warning["source"] == "autoclaw"
+    assert warning["unit"] == f"{original}-copy" and f"of account {original}:" in warning["message"]
+    shutil.rmtree(accounts / f"{original}-copy")  # the copy moved out: the warning goes with it
+    assert wh.reindex()["outcome"] == "published" and "warnings" not in wh.status()["last_run"]

@@ -182,8 +182,9 @@ class Warehouse:
             keep = lambda _unit: False  # noqa: E731
         if keep is not None:  # a unit of another's is not named to it
             doc["errors"] = [u for u in doc.get("errors") or [] if keep(u)]
-            if (doc.get("last_run") or {}).get("errors"):
-                doc["last_run"]["errors"] = [u for u in doc["last_run"]["errors"] if keep(u)]
+            for part in ("errors", "warnings"):
+                if (doc.get("last_run") or {}).get(part):
+                    doc["last_run"][part] = [u for u in doc["last_run"][part] if keep(u)]
         return doc
 
     def _narrowed(self) -> Scope | None:

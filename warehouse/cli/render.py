@@ -98,6 +98,9 @@ def print_status(d: dict[str, Any]) -> None:
     if d["last_run"]:
         lr = d["last_run"]
         out.print(f"last run: {lr['mode']} {lr['outcome']} at {lr['finished_at']} ({lr['duration_s']} s)")
+        for w in lr.get("warnings") or []:  # coded notes that lost nothing (a copied account, new line types)
+            out.print(f"[yellow]{w['code']}[/yellow] {escape(str(w.get('source', '')))} "
+                      f"{escape(str(w.get('unit', '')))}: {escape(str(w.get('message', '')))}")
     if d.get("reason"):
         out.print("reason: " + escape(d["reason"]) + (f"\nfix: {escape(d['fix'])}" if d.get("fix") else ""))
     for n in d.get("notes", []):

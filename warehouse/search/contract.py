@@ -215,7 +215,7 @@ class EpisodeItem(_Out):
     session_id: str
     seq: int = Field(ge=0)
     event_type: str
-    event_id: str | None = None  # the matched event: ak_event.event_id (ev:<session>:<seq>)
+    event_id: str | None = None  # the matched event: ak_event.event_id (ev:<session>:<seq>, AutoClaw: ev:<account>:…)
     actor: ItemActor | None = None
     time: str | None = None
     surface: str | None = None

@@ -1,7 +1,7 @@
 -- Normalized events of both sources with a reference to the source position; no raw text
 -- (searchable text is in ak_document). Injected harness messages are kept as role `injected`.
 -- Harness context before a session's first human request is an event of no episode (episode_id NULL).
--- col: event_id: ev:<session_id>:<seq> (AutoClaw: ev:<session_id>:<session_seq>)
+-- col: event_id: ev:<session_id>:<seq> (AutoClaw: ev:<account>:<session_id>:<session_seq>: its session ids are an account's own, and a copied account folder holds the same ones)
 -- col: is_duplicate: AutoClaw repeats (per-call request copies, answer==assistant, repeated reasoning)
 -- unique: event_id
 -- not_null: event_id, source, session_id, role, is_duplicate
@@ -14,7 +14,7 @@ SELECT 'ev:' || e.session_id || ':' || e.seq AS event_id, 'harness' AS source, e
 FROM {{ ref('stg_dsh_events') }} e
 LEFT JOIN (SELECT session_id, seq, episode_id FROM {{ ref('int_dsh_episode_events') }}) x USING (session_id, seq)
 UNION ALL
-SELECT 'ev:' || e.session_id || ':' || e.session_seq, 'autoclaw', e.session_id, e.session_seq, e.entry_id, e.account,
+SELECT 'ev:' || e.account || ':' || e.session_id || ':' || e.session_seq, 'autoclaw', e.session_id, e.session_seq, e.entry_id, e.account,
        'episode:autoclaw:' || e.account || ':' || e.run_id, e.committed_at, e.entry_type,
        CASE e.entry_type WHEN 'request' THEN 'human' WHEN 'tool_call' THEN 'tool_call'
                          WHEN 'tool_result' THEN 'tool_result' WHEN 'reasoning' THEN 'reasoning' ELSE 'assistant' END,

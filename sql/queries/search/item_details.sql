@@ -8,7 +8,9 @@ SELECT d.doc_id, d.doc_key,
        CASE WHEN d.lane = 'episodes' AND d.episode_id IS NOT NULL THEN d.episode_id
             WHEN d.kind = 'memory' THEN 'memory:autoclaw:' || substr(d.doc_key, 5)
             ELSE d.doc_key END AS item_id,
-       CASE WHEN d.lane = 'episodes' AND d.kind <> 'memory' THEN 'ev:' || d.session_id || ':' || d.seq END AS event_id,
+       CASE WHEN d.lane = 'episodes' AND d.kind <> 'memory'
+            THEN 'ev:' || CASE WHEN d.source = 'autoclaw' THEN d.account || ':' ELSE '' END || d.session_id || ':' || d.seq
+       END AS event_id,
        d.lane, d.kind, d.source, d.title, d.text, d.workspace_id, d.workspace_path,
        d.session_id, d.seq, d.event_type, d.episode_id, d.actor_id, d.time, d.outcome, d.skills, d.account,
        d.path, d.start_line, d.end_line, d.source_kind, d.symbol, d.language,

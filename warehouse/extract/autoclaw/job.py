@@ -78,7 +78,28 @@ def extract(ctx: ExtractContext) -> SourceReport:
             ctx.unit_failed(rep, account, Code.INTERNAL.value, f"{type(e).__name__}: {e}")
         ctx.tick(SOURCE, 1, len(accounts))
     _cleanup(ctx, rep, {a for a, _ in accounts})
+    _warn_copied_accounts(ctx, rep)
     return rep
+
+
+def _warn_copied_accounts(ctx: ExtractContext, rep: SourceReport) -> None:
+    """Session ids are UUIDs of one account's database: an account holding another's means a copied
+    account folder (`cp -a accounts/A accounts/A-copy`). Both are indexed (ids carry the account, so
+    nothing collides), and the copy is named, since its work now shows twice (issue 25)."""
+    files = sorted(ctx.lake.table_dir(SOURCE, "ac_sessions").glob("*.parquet"))
+    frames = [pl.read_parquet(f, columns=["account", "session_id"]) for f in files if f.name != "_schema.parquet"]
+    frames = [f for f in frames if f.height]
+    if not frames:
+        return
+    pairs = pl.concat(frames).unique().sort("account")
+    first = pairs.group_by("session_id").agg(pl.col("account").min().alias("original"))
+    copied = (pairs.join(first, on="session_id").filter(pl.col("account") != pl.col("original"))
+              .group_by("account", "original").agg(pl.len().alias("sessions")).sort("account", "original"))
+    for account, original, n in copied.iter_rows():
+        rep.warnings.append({"code": Code.SOURCE_CORRUPT.value, "unit": account,
+                             "message": f"account {account} holds {n} session(s) of account {original}: a copied "
+                                        "account folder? Its work is indexed twice; move the copy out of the "
+                                        "AutoClaw root if it is one"})
 
 
 def _account(ctx: ExtractContext, rep: SourceReport, account: str, db: Path) -> None:
