@@ -259,3 +259,21 @@ def test_a_copied_autoclaw_account_is_indexed_once_more_and_named(src: Path, tmp
     assert warning["unit"] == f"{original}-copy" and f"of account {original}:" in warning["message"]
     shutil.rmtree(accounts / f"{original}-copy")  # the copy moved out: the warning goes with it
     assert wh.reindex()["outcome"] == "published" and "warnings" not in wh.status()["last_run"]
+
+
+def test_a_wal_without_its_shm_is_read_as_far_as_it_can_be_and_said_so(src: Path, tmp_path: Path) -> None:
+    """Issue 25: a `-wal` left without its `-shm` (a crash) is opened immutable, so the changes committed
+    in it are not read: the unit said `ok` and nothing more. Every run now says so, by unit, and the
+    source files stay exactly as they were (no `-shm` is created)."""
+    [wal] = sorted((src / "autoclaw" / "accounts").glob("*/runtime/runtime.sqlite-wal"))[:1]
+    Path(f"{str(wal)[:-4]}-shm").unlink()
+    account = wal.parent.parent.name
+    before = sorted(p.name for p in wal.parent.iterdir())
+    wh = open_wh(src, tmp_path)
+    for _ in range(2):  # the read, then a run with nothing new: still said
+        assert wh.reindex()["outcome"] in ("published", "noop")
+        [w] = [w for w in wh.status()["last_run"].get("warnings", []) if w["unit"] == account]
+        assert w["code"] == "KNOWLEDGE_SOURCE_UNAVAILABLE" and w["source"] == "autoclaw"
+        assert f"({wal.stat().st_size} bytes) has no -shm" in w["message"]
+    assert units(wh, "autoclaw")[account]["status"] == "ok"  # what it could read is indexed
+    assert sorted(p.name for p in wal.parent.iterdir()) == before

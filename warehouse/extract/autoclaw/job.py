@@ -114,6 +114,7 @@ def _account(ctx: ExtractContext, rep: SourceReport, account: str, db: Path) -> 
             and _retention_fresh(ctx, cur) and unit_fresh(ctx, account, key, config)):
         rep.units_seen += len(SPECS)
         rep.units_unchanged += 1 + len(SPECS)
+        _warn_unread_wal(rep, account, cur)
         return
     try:
         part = retry(POLICY, lambda: _read_account(ctx, account, db, key, cur, config))
@@ -129,6 +130,18 @@ def _account(ctx: ExtractContext, rep: SourceReport, account: str, db: Path) -> 
         return
     _merge(rep, part)
     ctx.store.set_cursor(account, {**(ctx.store.cursor(account) or {}), "stat": stat, "config": config})
+    _warn_unread_wal(rep, account, ctx.store.cursor(account) or {})
+
+
+def _warn_unread_wal(rep: SourceReport, account: str, cur: dict[str, Any]) -> None:
+    """A `-wal` without its `-shm` (left by a crash) is opened immutable (sqlite_open): its committed
+    frames are not seen until AutoClaw opens the database again. The unit stays `ok` with what it read,
+    and every run says what it could not (issue 25: the unit said `ok` and nothing more)."""
+    if cur.get("unread_wal_bytes"):
+        rep.warnings.append({"code": Code.SOURCE_UNAVAILABLE.value, "unit": account,
+                             "message": f"runtime.sqlite-wal ({cur['unread_wal_bytes']} bytes) has no -shm beside "
+                                        "it (left by a crash?): changes committed there are not read until "
+                                        "AutoClaw opens the database again"})
 
 
 def _read_account(ctx: ExtractContext, account: str, db: Path, key: str, cur: dict[str, Any],
@@ -148,6 +161,8 @@ def _read_account(ctx: ExtractContext, account: str, db: Path, key: str, cur: di
             sync_table(ctx, part, src, account, key, spec, info, ex, config, force_full)
         acc = _account_row(ctx, part, src, account, db, key, info, cur)
         acc["oldest_ms"] = exclude.newest_expiry_ms(src.conn, info.columns, ex.sessions)
+        wal = src.sig[1] if src.access == "immutable" else None
+        acc["unread_wal_bytes"] = wal[0] if wal and wal[0] > 0 else 0
     finally:
         src.close()
     acc["expired"] = sorted(expired)  # so a session is counted once, the run it leaves the window
