@@ -277,3 +277,54 @@ def test_a_wal_without_its_shm_is_read_as_far_as_it_can_be_and_said_so(src: Path
         assert f"({wal.stat().st_size} bytes) has no -shm" in w["message"]
     assert units(wh, "autoclaw")[account]["status"] == "ok"  # what it could read is indexed
     assert sorted(p.name for p in wal.parent.iterdir()) == before
+
+
+def _without_dac(cmd: list[str]) -> list[str]:
+    """`cmd` as a process that file modes apply to: as root, with the capabilities that bypass them out of its
+    bounding set (util-linux `setpriv`, in every Debian); as anyone else, as it is."""
+    if os.geteuid() != 0:
+        return cmd
+    return ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--", *cmd]
+
+
+def test_folders_it_may_not_read_are_coded_errors_that_keep_their_data(gen: Path, tmp_path: Path) -> None:
+    """Issue 25: a session folder, a skill folder or a workspace subfolder it may not read (mode 000, not as
+    root) was silently absent: the session and the skill vanished from the index with the source `ok`.
+    Each is now a coded per-unit error (`akw sources`, `akw status` degraded) and keeps its last good rows."""
+    ws = tmp_path / "ws"
+    shutil.copytree(gen / "workspaces" / "infra-ops", ws, symlinks=True)
+    dst = tmp_path / "src"
+    for name in ("dsh", "autoclaw"):
+        shutil.copytree(gen / name, dst / name, symlinks=True)
+    reg = dst / "dsh" / "storages" / "workspace.json"
+    data = json.loads(reg.read_text())
+    [entry] = [w for w in data["workspaces"] if w["path"].endswith("infra-ops")]
+    entry["path"] = str(ws)
+    reg.write_text(json.dumps(data))
+    wh = open_wh(dst, tmp_path)
+    assert wh.reindex()["outcome"] == "published"
+    session = _sessions(dst)[0].parent
+    skill = sorted(p.parent for p in (dst / "dsh" / "skills").glob("*/SKILL.md"))[0]
+    sub = sorted(p for p in ws.iterdir() if p.is_dir() and not p.name.startswith("."))[0]
+    count = {"events": f"SELECT count(*) FROM ak_event WHERE session_id = '{session.name}'",
+             "skill": f"SELECT count(*) FROM ak_skill WHERE path LIKE '%/{skill.name}/SKILL.md'",
+             "code": f"SELECT count(*) FROM ak_document WHERE lane = 'code' AND path LIKE '{sub.name}/%'"}
+    before = {k: wh.sql(q)["rows"][0][0] for k, q in count.items()}
+    assert all(before.values()), before
+    env = {**os.environ, "AKW_HOME": str(wh.paths.home), "DSH_HOME": str(dst / "dsh"),
+           "AUTOCLAW_ROOT": str(dst / "autoclaw")}
+    for folder in (session, skill, sub):
+        folder.chmod(0)
+    try:
+        for _ in range(2):  # the run that finds them, then one with nothing new: said again, kept again
+            p = subprocess.run(_without_dac([*AKW, "reindex", "--json"]), env=env, capture_output=True, text=True)
+            assert p.returncode == 0, p.stdout + p.stderr
+            errors = {(e["unit"], e["code"]) for e in wh.status()["errors"]}
+            assert (f"session:{session.name}", "KNOWLEDGE_SOURCE_UNAVAILABLE") in errors, errors
+            assert any(u.endswith(f":{skill.name}") and c == "KNOWLEDGE_SOURCE_UNAVAILABLE" for u, c in errors)
+            assert (f"{entry['id']}:{sub.name}/", "KNOWLEDGE_SOURCE_UNAVAILABLE") in errors, errors
+            assert wh.status()["state"] == "degraded"
+            assert {k: wh.sql(q)["rows"][0][0] for k, q in count.items()} == before
+    finally:
+        for folder in (session, skill, sub):
+            folder.chmod(0o755)

@@ -73,17 +73,28 @@ def _workspace(ctx: ExtractContext, report: SourceReport, ws: Workspace) -> None
     max_bytes = ctx.settings.index.code_max_file_bytes
     walk = walk_workspace(ws.path, max_bytes, ctx.excluded_path)
     files = sorted(walk.files, key=lambda f: f.rel_path)
+    for rel in walk.unreadable_dirs:  # every run, changed or not: its files are neither read nor known gone
+        report.degraded = True
+        report.errors.append({"code": Code.SOURCE_UNAVAILABLE.value, "unit": f"{ws.id}:{rel}/",
+                              "message": "folder unreadable: its files keep their last indexed version"})
     prev_cursor = ctx.store.cursor(ws.id)
     sig = _sig(ctx)
-    revision = _revision(ws.path, max_bytes, files, sig)
+    revision = _revision(ws.path, max_bytes, files, sig) + "".join(f"|{d}/" for d in walk.unreadable_dirs)
     if prev_cursor == revision and (ctx.lake.table_dir(SOURCE, "code_files") / f"{key}.parquet").exists():
         report.units_unchanged += 1
         return
     reusable = isinstance(prev_cursor, str) and prev_cursor.startswith(f"c{CHUNKER_VERSION}:{sig}:")
     old_files, old_chunks = _read_old(ctx, key) if reusable else ({}, {})
     counts: Counter[str] = Counter(walk.skipped)
+    counts["unreadable_dirs"] += len(walk.unreadable_dirs)
     file_rows: list[dict[str, Any]] = []
     chunk_rows: list[dict[str, Any]] = []
+    hidden = tuple(f"{d}/" for d in walk.unreadable_dirs)
+    # last good, not gone (chunked under the same rules: with new redaction rules they wait to be readable)
+    for rel in sorted(r for r in old_files if hidden and r.startswith(hidden)):
+        file_rows.append({**old_files[rel], "workspace_path": ws.path})
+        chunk_rows += [{**c, "workspace_path": ws.path} for c in old_chunks.get(rel, [])]
+        counts["kept_unreadable"] += 1
     for f in files:
         old = old_files.get(f.rel_path)
         if old is not None and (old["size"], old["mtime_ns"]) == (f.size, f.mtime_ns):

@@ -28,6 +28,7 @@ class FileStat:
 class WalkResult:
     files: list[FileStat] = field(default_factory=list)
     skipped: Counter[str] = field(default_factory=Counter)  # ignored, too_big, outside_link, excluded, not_a_file
+    unreadable_dirs: list[str] = field(default_factory=list)  # folders it may not list (mode 000): rel, no slash
 
 
 def _inside(path: str, root_real: str) -> bool:
@@ -48,6 +49,8 @@ def walk_workspace(root: str, max_bytes: int, excluded: Callable[[str], bool]) -
         try:
             entries = sorted(os.scandir(d), key=lambda e: e.name)
         except OSError:
+            if rel:  # a subfolder it may not read: said, never silently absent (issue 25)
+                res.unreadable_dirs.append(rel.rstrip("/"))
             return
         gi = next((e for e in entries if e.name == ".gitignore" and e.is_file()), None)
         if gi is not None:

@@ -141,15 +141,45 @@ class SessionFile:
     path: Path
 
 
-def discover(home: Path) -> list[SessionFile]:
-    """Every `sessions/<ws>/<id>/session.v4.jsonl.zstd`, sorted; a session id seen twice keeps its first path."""
+def discover(home: Path, unreadable: list[str] | None = None) -> list[SessionFile]:
+    """Every `sessions/<ws>/<id>/session.v4.jsonl.zstd`, sorted; a session id seen twice keeps its first path.
+
+    A session folder it may not enter (mode 000) is listed anyway, so its unit fails with a coded error and
+    keeps its last good rows; a workspace folder it may not list goes to `unreadable` (`sessions/<ws>`).
+    A glob skipped both without a word (issue 25)."""
     root = home / "sessions"
     out: dict[str, SessionFile] = {}
-    if root.is_dir():
-        for p in sorted(root.glob(f"*/*/{LOG_NAME}")):
-            sid = p.parent.name
-            out.setdefault(sid, SessionFile(sid, p.parent.parent.name, p))
+    for ws in _folders(root, unreadable, "sessions"):
+        for sess in _folders(ws, unreadable, f"sessions/{ws.name}"):
+            log = sess / LOG_NAME
+            try:
+                os.lstat(log)
+            except (FileNotFoundError, NotADirectoryError):
+                continue  # no session here
+            except OSError:
+                pass  # there, but not for us to stat: the unit says so
+            out.setdefault(sess.name, SessionFile(sess.name, ws.name, log))
     return [out[k] for k in sorted(out)]
+
+
+def _folders(d: Path, unreadable: list[str] | None, rel: str) -> list[Path]:
+    """The sub-folders of `d`, sorted; `d` unlistable -> none, and `rel` noted in `unreadable`."""
+    try:
+        entries = sorted(os.scandir(d), key=lambda e: e.name)
+    except FileNotFoundError:
+        return []
+    except OSError:
+        if unreadable is not None:
+            unreadable.append(rel)
+        return []
+    out = []
+    for e in entries:
+        try:
+            if e.is_dir():
+                out.append(Path(e.path))
+        except OSError:
+            continue
+    return out
 
 
 def _exclusion_sig(ctx: ExtractContext) -> str:
@@ -312,7 +342,12 @@ def extract(ctx: ExtractContext) -> SourceReport:
     reg = load_registry(home)
     sig = _exclusion_sig(ctx)
     _sync_registry(ctx, rep, reg, keep, sig)
-    files = discover(home)
+    hidden: list[str] = []
+    files = discover(home, hidden)
+    for rel in hidden:  # its sessions are neither read nor known to be gone: every known one keeps its rows
+        rep.degraded = True
+        rep.errors.append({"code": Code.SOURCE_UNAVAILABLE.value, "unit": rel,
+                           "message": "folder unreadable: its sessions keep their last indexed version"})
     for sf in files:
         if not inside(sf.path, home / "sessions"):  # a session file linked from elsewhere: never read
             rep.units_seen += 1
@@ -326,5 +361,9 @@ def extract(ctx: ExtractContext) -> SourceReport:
             ctx.unit_failed(rep, f"session:{sf.session_id}", Code.INTERNAL.value, f"{type(e).__name__}: {e}")
         ctx.tick(SOURCE, 1, len(files))
     live = {f"session:{f.session_id}" for f in files} | ({REGISTRY_UNIT} if reg.raw is not None else set())
+    if hidden:
+        known = {u for u in ctx.store.known_units() if u.startswith("session:")}
+        live |= known
+        keep |= {unit_key(u[len("session:"):]) for u in known}
     _cleanup(ctx, rep, live, keep)
     return rep

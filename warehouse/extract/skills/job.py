@@ -68,13 +68,21 @@ def extract(ctx: ExtractContext) -> SourceReport:
         for msg in extras.errors:
             root_error(report, Code.SOURCE_CORRUPT, f"autoclaw:{root.path}", msg)
         matched: set[str] = set()
-        for rel_dir in skill_dirs(root.path):
+        hidden: list[str] = []
+        for rel_dir in skill_dirs(root.path, hidden):
             folder = root.path / rel_dir
             if ctx.excluded_path(str(folder)):
                 continue
             unit = f"{root.kind}:{root.path}:{rel_dir}"
             seen.add(unit)
             matched |= _skill(ctx, report, unit, root, rel_dir, extras, taken)
+        for rel_dir in hidden:  # neither read nor known gone: the skills under it keep their last good rows
+            unit = f"{root.kind}:{root.path}:{rel_dir}"
+            seen |= {u for u in ctx.store.known_units() if u == unit or u.startswith(f"{unit}/")} | {unit}
+            report.units_seen += 1
+            report.degraded = True
+            ctx.unit_failed(report, unit, Code.SOURCE_UNAVAILABLE.value,
+                            f"{rel_dir}: folder unreadable (last good data kept)")
         for sid in sorted(set(extras.removed_at) - matched):  # tombstoned, folder gone
             unit = f"{root.kind}:{root.path}:{sid}"
             seen.add(unit)

@@ -71,7 +71,7 @@ def discover_roots(ctx: ExtractContext, report: SourceReport) -> tuple[list[Root
     return [r for r in roots if r.path.is_dir() and not ctx.excluded_path(str(r.path))], err is None
 
 
-def skill_dirs(root: Path) -> list[str]:
+def skill_dirs(root: Path, unreadable: list[str] | None = None) -> list[str]:
     """Relative (POSIX) folders under `root` holding SKILL.md, sorted; a skill folder is not searched
     further. Hidden folders (`.zwork-bundles`, `.git`) are not skills. Linked folders are followed once, and only
     when they stay inside the root."""
@@ -88,6 +88,8 @@ def skill_dirs(root: Path) -> list[str]:
         try:
             entries = list(os.scandir(d))
         except OSError:
+            if rel and unreadable is not None:  # a folder it may not list (mode 000): said, not absent (issue 25)
+                unreadable.append(rel.rstrip("/"))
             return
         names = sorted(e.name for e in entries if _is_dir(e))
         for name in names:
