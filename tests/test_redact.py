@@ -170,3 +170,56 @@ def test_a_marker_in_a_url_is_not_re_marked_as_a_password() -> None:
     once = redact("git remote set-url origin https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/a.git")
     assert once == "git remote set-url origin https://[REDACTED:github_token]@github.com/a.git"
     assert redact(once) == once
+
+
+@pytest.mark.parametrize(
+    ("text", "secret", "kind"),
+    [  # the kinds issue 25 saw reach the lake, and the typed marker each one leaves
+        ('{"SecretAccessKey": "CANARYwJalrXUtnFEMI/K7MDENG/bPxRfiCY"}', "CANARYwJalrXUtnFEMI", "aws_secret"),
+        ('{"headers": {"Authorization": "Basic dXNlcjpDQU5BUllwYXNz"}}', "dXNlcjpDQU5BUllwYXNz", "basic_auth"),
+        ("paid with 2223 0031 2200 3222 today", "2223 0031 2200 3222", "card"),  # Mastercard 2-series
+        ("amex 3782 822463 10005 ok", "822463", "card"),
+        ("звоните 8 913 482 17 67 вечером", "482 17 67", "phone"),
+        ("тел 89134821768", "89134821768", "phone"),
+        ("DB_PASS=CANARYhunter2", "CANARYhunter2", "secret"),
+        ("ENCRYPTION_KEY=9f8e7d6c5b4aCANARY", "9f8e7d6c5b4aCANARY", "secret"),
+        ("---\nname: deploy\nenv:\n  DB_PASS: 'CANARYyaml'\n---", "CANARYyaml", "secret"),
+        ('{"cmd": "cd /srv\\nmysql -uroot -pCANARYpw1 shop"}', "CANARYpw1", "secret"),
+        ('{"note": "\\u043f\\u0430\\u0440\\u043e\\u043b\\u044c: CANARYru9"}', "CANARYru9", "secret"),
+        ("IBAN DE89 3704 0044 0532 0130 00", "3704 0044 0532", "iban"),
+        ("iban GB82WEST12345698765432", "GB82WEST12345698765432", "iban"),
+        ("-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBCANARYpgp\n-----END PGP PRIVATE KEY BLOCK-----", "lQOYBCANARYpgp",
+         "private_key"),
+        ("whsec_CANARYMfKQ9r8GKYqrTwjUPD8ILPZ", "whsec_CANARYMfKQ9r8GKYqrTwjUPD8ILPZ", "stripe_webhook_secret"),
+        ("https://hooks.slack.com/services/T00000000/B00000000/CANARYXXXXXXXXXXXXXX", "CANARYXXXX", "slack_webhook"),
+        ("curl -u admin:CANARYcurl1 https://api.local", "CANARYcurl1", "secret"),
+        ("sshpass -p 'CANARYssh1' ssh root@host", "CANARYssh1", "secret"),
+        ("AccountName=acc;AccountKey=CANARYabcdEFGHijklMNOPqrstUVWX==;EndpointSuffix=x", "CANARYabcdEFGH", "secret"),
+    ],
+)
+def test_issue25_kinds_leave_a_typed_marker_in_both_engines(text: str, secret: str, kind: str) -> None:
+    out = redact(text) or ""
+    assert secret not in out and f"[REDACTED:{kind}]" in out
+    assert redact_frame(pl.DataFrame({"t": [text]}))["t"][0] == out  # a short column: the Python path
+    bulk = redact_frame(pl.DataFrame({"t": [text] * 100}))["t"].to_list()  # a long one: the polars rules
+    assert bulk == [out] * 100
+
+
+@pytest.mark.parametrize("pii", [True, False])
+def test_a_url_password_goes_whoever_the_user(pii: bool) -> None:
+    """Issue 25: with `redact_pii=false` an empty user and a password holding `@` kept the password."""
+    assert redact("redis://:CANARYpw@cache:6379", pii) == "redis://:[REDACTED:url_password]@cache:6379"
+    assert redact("https://u:pa@ssCANARY@host/x", pii) == "https://u:[REDACTED:url_password]@host/x"
+    assert redact("https://u:pw@host.io/v1@2", pii) == "https://u:[REDACTED:url_password]@host.io/v1@2"  # host kept
+
+
+@pytest.mark.parametrize("text", [
+    "const STORAGE_KEY = 'vue-todo-list'",  # real work (an OpenHands transcript): a name, not a key
+    "swappy-20240314-055854.png: unable to read",  # a date and a time, Luhn-valid by chance
+    '"duration": 42.27181935310364,',  # a decimal fraction, Luhn-valid by chance
+    "primary_key=True, sort_key=lambda x: x.name",
+    "sha ABCD1234EFGH5678IJKL and DE00 1234 5678 9012 3456 78",  # IBAN-shaped, wrong check digits
+])
+def test_issue25_rules_keep_what_real_work_holds(text: str) -> None:
+    assert redact(text) == text
+    assert redact_frame(pl.DataFrame({"t": [text] * 100}))["t"][0] == text

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # polars is imported where frames are redacted, not by every user of redact()
     import polars as pl
 
-RULES_VERSION = 3  # bump when what is redacted changes: extractors then re-read every unit
+RULES_VERSION = 4  # bump when what is redacted changes: extractors then re-read every unit
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ def mark(kind: str) -> str:
     return f"[REDACTED:{kind}]"
 
 
-_KEYS = (r"[A-Za-z0-9_]*?(?:aws_secret_access_key|secret_access_key|client_secret|api[_\-]?key|apikey"
+_KEYS = (r"[A-Za-z0-9_]*?(?:aws_secret_access_key|secret_?access_?key|client_secret|api[_\-]?key|apikey"
          r"|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|secret[_\-]?key|secret|token"
          r"|password|passwd|pwd|пароль)")
 _SEP = r"(\\?[\"']?\s*(?:[:=]|=>)\s*)"  # `k=v`, `k: v`, `"k": "v"` and JSON-in-JSON `\"k\": \"v\"`
@@ -50,13 +50,18 @@ _KEY_GUARD = r"(?i)(?:key|secret|token|passw(?:or)?d|pwd|пароль)(?:\\?[\"'
 # Order matters: specific, multi-part secrets first; generic assignments next; e-mail/phone last.
 RULES: tuple[Rule, ...] = (
     # (no `[` in the user: `https://[REDACTED:github_token]@host` is a marker, not user:password)
-    Rule("url_password", r"([A-Za-z][A-Za-z0-9+.\-]*://)([^/\s:@\"'<>\[]+):[^\s@\"'<>]+@",
+    # (an empty user, `redis://:pw@host`, has a password too; one `@` inside it, `u:pa@ss@host`, is taken when
+    # what follows it is no host name: `u:pw@host.io/a@b` keeps its host)
+    Rule("url_password", r"([A-Za-z][A-Za-z0-9+.\-]*://)([^/\s:@\"'<>\[]*):[^\s@\"'<>]+(?:@[^\s@/.\"'<>]+)?@",
          "${1}${2}:" + mark("url_password") + "@", needs=("://",)),
+    Rule("slack_webhook", r"(hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9/_\-]{16,}",
+         "${1}" + mark("slack_webhook"), needs=("hooks.slack.com",)),
     Rule("jwt", r"eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", mark("jwt"), needs=("eyj",)),
     Rule("anthropic_key", r"\bsk-ant-[A-Za-z0-9_\-]{16,}", mark("anthropic_key"), needs=("sk-ant-",)),
     Rule("openai_key", r"\bsk-(?:proj-|svcacct-|admin-|live-|test-)?[A-Za-z0-9_\-]{16,}", mark("openai_key"),
          needs=("sk-",)),
     Rule("stripe_key", r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", mark("stripe_key"), needs=("k_live_", "k_test_")),
+    Rule("stripe_webhook_secret", r"\bwhsec_[A-Za-z0-9]{16,}", mark("stripe_webhook_secret"), needs=("whsec_",)),
     Rule("github_token", r"\b(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})",
          mark("github_token"), needs=("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
     Rule("gitlab_token", r"\bglpat-[A-Za-z0-9_\-]{20,}", mark("gitlab_token"), needs=("glpat-",)),
@@ -64,7 +69,7 @@ RULES: tuple[Rule, ...] = (
     Rule("google_key", r"\bAIza[0-9A-Za-z_\-]{35}", mark("google_key"), needs=("aiza",)),
     Rule("aws_key", r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b", mark("aws_key"),
          needs=("akia", "asia", "agpa", "aida", "aroa")),
-    Rule("aws_secret", r"(?i)\b([A-Za-z0-9_]*?(?:aws_secret_access_key|secret_access_key))" + _SEP
+    Rule("aws_secret", r"(?i)\b([A-Za-z0-9_]*?(?:aws_secret_access_key|secret_?access_?key))" + _SEP
          + r"(\\?[\"']?)[A-Za-z0-9/+=]{16,}", "${1}${2}${3}" + mark("aws_secret"), guard=_KEY_GUARD),
     # a quoted value is taken whole (it may hold spaces); then the bare `k=v` / `k: v` shapes
     Rule("secret", r"(?i)\b(" + _KEYS + ")" + _SEP + r"(\\?\")[^\"\\\n\[][^\"\\\n]{0,255}\\?\"",
@@ -73,31 +78,51 @@ RULES: tuple[Rule, ...] = (
          "${1}${2}" + mark("secret"), guard=_KEY_GUARD),
     Rule("secret", r"(?i)(пароль[^:\n]{1,30}:\s*)(" + _V + "{3,})", "${1}" + mark("secret"),
          needs=("пароль",)),
+    # the same word ASCII-escaped, as JSON written with ensure_ascii carries it: \u043f\u0430\u0440\u043e\u043b\u044c
+    Rule("secret", r"(?i)(\\u043f\\u0430\\u0440\\u043e\\u043b\\u044c[^:\n\"]{0,60}:\s*\\?[\"']?)(" + _V + "{3,})",
+         "${1}" + mark("secret"), needs=("\\u043f\\u0430\\u0440\\u043e\\u043b\\u044c",)),
+    # environment-style names: DB_PASS=…, STRIPE_SIGNING_SECRET: … (upper case: a config key, its value a secret);
+    # a *_KEY only with a value that looks generated (a digit in 5+ characters: `STORAGE_KEY = 'vue-todo-list'`
+    # in real work is a name, ENCRYPTION_KEY=9f8e7d6c… is not)
+    Rule("secret", r"\b([A-Z][A-Z0-9_]*_(?:PASS|PASSWORD|PASSWD|PWD|SECRET|TOKEN|CREDENTIALS))(\\?[\"']?\s*[:=]\s*"
+         r"\\?[\"']?)(" + _V + "{3,})", "${1}${2}" + mark("secret"),
+         needs=("_pass", "_pwd", "_secret", "_token", "_credentials")),
+    Rule("secret", r"\b([A-Z][A-Z0-9_]*_KEY)(\\?[\"']?\s*[:=]\s*\\?[\"']?)"
+         r"([A-Za-z0-9+/=_.\-]{4,}\d[A-Za-z0-9+/=_.\-]*|[A-Za-z0-9+/=_.\-]*\d[A-Za-z0-9+/=_.\-]{4,})",
+         "${1}${2}" + mark("secret"), needs=("_key",)),
+    Rule("secret", r"(?i)(accountkey\s*=\s*)[A-Za-z0-9+/]{16,}=*", "${1}" + mark("secret"), needs=("accountkey",)),
+    Rule("secret", r"(\bcurl\b[^\n|;]*?\s(?:-u\s*|--user[=\s]\s*)[\"']?[^\s:\"']+:)([^\s\"'\\]{3,})",
+         "${1}" + mark("secret"), needs=("curl",)),
+    Rule("secret", r"(\bsshpass\b[^\n|;]*?\s-p\s*[\"']?)([^\s\"'\\]{3,})", "${1}" + mark("secret"), needs=("sshpass",)),
     Rule("secret", r"(?i)(пароль\s+)([^\s\"',;\\]*\d[^\s\"',;\\]*)", "${1}" + mark("secret"), needs=("пароль",)),
     Rule("secret", r"(?i)(identified\s+(?:with\s+\S+\s+)?by\s+)'[^'\n]+'", "${1}'" + mark("secret") + "'",
          needs=("identified",)),
-    Rule("secret", r"(\bmysql(?:dump|admin)?\b[^\n|;]*?\s-p)([^\s'\"\\\[][^\s'\"\\]{3,})", "${1}" + mark("secret"),
+    # (no \b before it: after a JSON-escaped line break, `\nmysql -p…`, the n is a word character)
+    Rule("secret", r"(mysql(?:dump|admin)?\b[^\n|;]*?\s-p)([^\s'\"\\\[][^\s'\"\\]{3,})", "${1}" + mark("secret"),
          needs=("mysql",)),
     Rule("bearer", r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/\-]{16,}=*", "${1}" + mark("bearer"), needs=("bearer",)),
-    Rule("basic_auth", r"(?i)(authorization:\s*basic\s+)[A-Za-z0-9+/]{12,}=*", "${1}" + mark("basic_auth"),
-         needs=("authorization",)),
+    Rule("basic_auth", r"(?i)(authorization\\?[\"']?\s*[:=]\s*\\?[\"']?\s*basic\s+)[A-Za-z0-9+/]{12,}=*",
+         "${1}" + mark("basic_auth"), needs=("authorization",)),
     # The local part is the personal bit; the domain is kept because hosts (`deploy@iya.ru`) are what work is about.
     Rule("email", r"[A-Za-z0-9._%+\-]+@([A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,})",
          mark("email") + "@${1}", pii=True, needs=("@",)),
     Rule("phone", r"\+\d{1,3}[\s\-]?\(?\d{2,4}\)?[\s\-]?\d{2,4}[\s\-]?\d{2,4}(?:[\s\-]?\d{2,4})?"  # +7 912 …, +1 415 …
          r"|\b8\s?\(\d{3}\)\s?\d{3}[\s\-]?\d{2}[\s\-]?\d{2}\b"  # 8 (912) 345-67-89
+         r"|\b8[\s\-]\d{3}[\s\-]\d{3}[\s\-]?\d{2}[\s\-]?\d{2}\b|\b89\d{9}\b"  # 8 913 482 17 67, 89134821768
          r"|\(\d{3}\)\s?\d{3}[\s.\-]\d{4}\b|\b\d{3}[.\-]\d{3}[.\-]\d{4}\b",  # (415) 555-0199, 415-555-0199
          mark("phone"), pii=True),
 )
 
 # A cheap pre-filter both engines understand: every rule needs one of these fragments, so a string
 # without any cannot contain a secret. Keep it a superset of the rules (tests check it).
-HINT = (r"(?i)(-----BEGIN|-----END|://|eyJ|sk-|k_live_|k_test_|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|AIza"
-        r"|AKIA|ASIA|AGPA|AIDA|AROA|secret|token|passw|pwd|пароль|api[_\-]?key|apikey|bearer"
-        r"|authorization|identified|mysql|@|\+\d|8\s?\(|\(\d{3}\)|\d{3}[.\-]\d{3}[.\-]\d{4}"
-        r"|[3-6]\d{3}[ \-]?\d{4}[ \-]?\d{4})")
-# Values that need the Python-only kinds (PEM blocks, card numbers).
-PY_ONLY_HINT = r"(-----BEGIN|-----END|[3-6]\d{3}[ \-]?\d{4}[ \-]?\d{4})"
+HINT = (r"(?i)(-----BEGIN|-----END|://|eyJ|sk-|k_live_|k_test_|whsec_|gh[pousr]_|github_pat_|glpat-|xox[abposr]-"
+        r"|AIza|AKIA|ASIA|AGPA|AIDA|AROA|secret|token|passw|pwd|пароль|\\u043f\\u0430\\u0440"
+        r"|(?-i:_(?:PASS|KEY|CREDENTIALS))|accountkey|sshpass|curl|api[_\-]?key|apikey|bearer|authorization|identified|mysql|@|\+\d|8\s?\(|8[\s\-]\d{3}"
+        r"|89\d{9}|\(\d{3}\)|\d{3}[.\-]\d{3}[.\-]\d{4}|(?:2[2-7]|[3-6]\d)\d{2}[ \-]?\d{4,6}[ \-]?\d{4,5}"
+        r"|(?-i:[A-Z]{2}\d{2} ?[A-Z0-9]{4}))")
+# Values that need the Python-only kinds (PEM blocks, card numbers, IBANs).
+PY_ONLY_HINT = (r"(-----BEGIN|-----END|(?:2[2-7]|[3-6]\d)\d{2}[ \-]?\d{4,6}[ \-]?\d{4,5}"
+                r"|[A-Z]{2}\d{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4})")
 
 PY_MAX_HITS = 48
 # A column this short is pre-filtered with the Python regex (a polars call has a fixed cost of ~0.3 ms,
@@ -109,15 +134,18 @@ _PY_ONLY = re.compile(PY_ONLY_HINT)
 _PY = [(re.compile(r.pattern), re.sub(r"\$\{(\d+)\}", r"\\g<\1>", r.replacement), r.pii,
         re.compile(r.guard) if r.guard else None, r.needs) for r in RULES]
 
-_PEM_HEAD = r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----"
-_PEM_TAIL = r"-----END [A-Z0-9 ]*PRIVATE KEY-----"
+_PEM_HEAD = r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"  # (PGP: `… PRIVATE KEY BLOCK-----`)
+_PEM_TAIL = r"-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
 _PEM = [
     re.compile(_PEM_HEAD + r"[\s\S]*?" + _PEM_TAIL),  # a whole block
     re.compile(_PEM_HEAD + r"(?:[A-Za-z0-9+/=\s]|\\[nr])*"),  # a block cut after its head
     re.compile(r"(?:[A-Za-z0-9+/=]{16,}[ \t]*(?:\r?\n|\\n))+" + _PEM_TAIL),  # a block cut before its tail
 ]
 # not a group of a UUID or another hex id (`60951513-9539-4343-ac5c-…` is Luhn-valid by chance)
-_CARD = re.compile(r"(?<![0-9A-Fa-f]-)\b[3-6]\d{3}(?:[ \-]?\d){9,15}\b(?!-[0-9A-Fa-f])")
+# (Mastercard's 2221-2720 series too, but no date (`20240314-055854`) and no decimal fraction (`42.2718…`))
+_CARD = re.compile(r"(?<![0-9A-Fa-f]-)(?<!\.)\b(?:2[2-7]|[3-6]\d)\d{2}(?:[ \-]?\d){9,15}\b(?!-[0-9A-Fa-f])")
+# IBAN: country, check digits, 11-30 letters and digits, grouped by four or not; mod-97 checked (`_iban`)
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b")
 
 
 def _keep_breaks(m: re.Match[str]) -> str:
@@ -150,6 +178,17 @@ def _card(m: re.Match[str]) -> str:
     return raw
 
 
+def _iban(m: re.Match[str]) -> str:
+    """An IBAN whose check digits hold (ISO 13616: the number, country and check digits moved to its end,
+    letters as 10-35, is 1 mod 97); anything else that looks like one (an id, a hash) is kept."""
+    raw = m.group(0)
+    compact = raw.replace(" ", "")
+    if not 15 <= len(compact) <= 34:
+        return raw
+    digits = "".join(str(int(c, 36)) for c in compact[4:] + compact[:4])
+    return mark("iban") if int(digits) % 97 == 1 else raw
+
+
 def redact(text: str | None, pii: bool = True) -> str | None:
     """Redact one string (errors, log lines, cards, whole files, column values that hit the pre-filter)."""
     if not text or not _HINT.search(text):
@@ -166,11 +205,12 @@ def redact(text: str | None, pii: bool = True) -> str | None:
             text = rx.sub(repl, text)
     if py_only:
         text = _CARD.sub(_card, text)
+        text = _IBAN.sub(_iban, text)
     return text
 
 
 def redact_expr(col: pl.Expr, pii: bool = True) -> pl.Expr:
-    """A polars expression with the regex rules (values with PEM blocks or card numbers need `redact`)."""
+    """A polars expression with the regex rules (values with PEM blocks, card numbers or IBANs need `redact`)."""
     for r in RULES:
         if pii or not r.pii:
             col = col.str.replace_all(r.pattern, r.replacement)
