@@ -86,3 +86,19 @@ def home24_on(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Bu
 def small(tmp_path_factory: pytest.TempPathFactory) -> BuiltHome:
     """6 sessions, seed 3: the small home of the CLI, notebook, report, quality and lifecycle tests."""
     return _shared(tmp_path_factory, "small", lambda d: built(d, sessions=6, seed=3))
+
+
+@pytest.fixture(scope="session")
+def small_on(small: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> BuiltHome:
+    """The small home's sources with the semantic lane on (skipped without the [semantic] extra): the
+    forget and prepared-statement tests of the vector side start from it instead of embedding it each."""
+    from warehouse.core import embed
+
+    if not embed.installed():
+        pytest.skip("the [semantic] extra is not installed")
+
+    def build(folder: Path) -> BuiltHome:
+        build_home(small.src, folder / "akw", semantic=True)
+        return BuiltHome(small.src, folder / "akw", small.manifest)
+
+    return _shared(tmp_path_factory, "small-on", build)

