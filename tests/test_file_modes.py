@@ -6,13 +6,11 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import akw_fixtures
+from cli_run import akw_json
 
-AKW = [sys.executable, "-m", "warehouse"]
 SPILL = "SELECT count(*), max(m) FROM (SELECT i, md5(i::VARCHAR) AS m FROM range(2000000) r(i) ORDER BY m)"
 
 
@@ -26,23 +24,28 @@ def _modes(home: Path) -> dict[str, int]:
 def test_every_file_is_0600_and_every_folder_0700_under_umask_000(tmp_path: Path) -> None:
     akw_fixtures.generate(tmp_path / "src", sessions=4, seed=2)
     home = tmp_path / "akw"
-    env = {**os.environ, "DSH_HOME": str(tmp_path / "src" / "dsh"), "AUTOCLAW_ROOT": str(tmp_path / "src" / "autoclaw"),
+    env = {"DSH_HOME": str(tmp_path / "src" / "dsh"), "AUTOCLAW_ROOT": str(tmp_path / "src" / "autoclaw"),
            "AKW_HOME": str(home), "AKW_QUERY__SPILL_LIMIT": "4GB"}
 
     def run(*args: str, stdin: str | None = None) -> dict:
-        p = subprocess.run([*AKW, *args, "--json"], env=env, capture_output=True, text=True, input=stdin,
-                           preexec_fn=lambda: os.umask(0))
-        assert p.returncode == 0, p.stdout + p.stderr
-        return json.loads(p.stdout)
+        """The real app in this process (tests/cli_run.py) under umask 000, as a separate `akw` process would be
+        (each was ~0.5 s of start-up here); the build child it starts inherits the umask."""
+        code, doc = akw_json(*args, env=env, stdin=stdin)
+        assert code == 0, doc
+        return doc
 
-    run("config", "set", "semantic.enabled=false")
-    run("reindex")
-    run("sql", SPILL)
     req = {"schema": "knowledge.dispatch/v1", "dispatch_id": "modes-1", "task": {"title": "restore mysql access",
            "text": "root gets ERROR 1045"}, "target": "auto", "dry_run": False, "commit": True, "confirm": True}
-    run("dispatch", "--request", "-", stdin=json.dumps(req))
-    run("reindex", "--mode", "full")
-    run("report", "--out", str(home / "reports"))  # issue 25: was 0777/0666 under umask 000
+    old = os.umask(0)
+    try:
+        run("config", "set", "semantic.enabled=false")
+        run("reindex")
+        run("sql", SPILL)
+        run("dispatch", "--request", "-", stdin=json.dumps(req))
+        run("reindex", "--mode", "full")
+        run("report", "--out", str(home / "reports"))  # issue 25: was 0777/0666 under umask 000
+    finally:
+        os.umask(old)
     modes = _modes(home)
     assert any(k.startswith("reports/report-") for k in modes)
     assert any(k.startswith("lake/bronze/") for k in modes) and any(k.startswith("outbox/") for k in modes)
