@@ -67,19 +67,25 @@ def home24(tmp_path_factory: pytest.TempPathFactory) -> BuiltHome:
     return _shared(tmp_path_factory, "home24", lambda d: built(d, sessions=24, seed=7))
 
 
-@pytest.fixture(scope="session")
-def home24_on(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> BuiltHome:
-    """The same sources with the semantic lane on (skipped without the [semantic] extra)."""
+def _semantic_on(base: BuiltHome, factory: pytest.TempPathFactory, name: str) -> BuiltHome:
+    """`base`'s sources indexed again with the semantic lane on, shared as `name` (skipped without the
+    [semantic] extra)."""
     from warehouse.core import embed
 
     if not embed.installed():
         pytest.skip("the [semantic] extra is not installed")
 
     def build(folder: Path) -> BuiltHome:
-        build_home(home24.src, folder / "akw", semantic=True)
-        return BuiltHome(home24.src, folder / "akw", home24.manifest)
+        build_home(base.src, folder / "akw", semantic=True)
+        return BuiltHome(base.src, folder / "akw", base.manifest)
 
-    return _shared(tmp_path_factory, "home24-on", build)
+    return _shared(factory, name, build)
+
+
+@pytest.fixture(scope="session")
+def home24_on(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> BuiltHome:
+    """The same sources with the semantic lane on (skipped without the [semantic] extra)."""
+    return _semantic_on(home24, tmp_path_factory, "home24-on")
 
 
 @pytest.fixture(scope="session")
@@ -92,13 +98,4 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> BuiltHome:
 def small_on(small: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> BuiltHome:
     """The small home's sources with the semantic lane on (skipped without the [semantic] extra): the
     forget and prepared-statement tests of the vector side start from it instead of embedding it each."""
-    from warehouse.core import embed
-
-    if not embed.installed():
-        pytest.skip("the [semantic] extra is not installed")
-
-    def build(folder: Path) -> BuiltHome:
-        build_home(small.src, folder / "akw", semantic=True)
-        return BuiltHome(small.src, folder / "akw", small.manifest)
-
-    return _shared(tmp_path_factory, "small-on", build)
+    return _semantic_on(small, tmp_path_factory, "small-on")

@@ -163,8 +163,8 @@ def forget(paths: Paths, settings: Settings, target: Target, confirm: bool = Fal
     lake = residue.scan(paths.lake, target.needles)
     target.needles = _unique_to_target(target.needles, lake)
     doc["would_remove"]["lake_files"] = sum(_names_target(hit) for hit in lake)
-    doc["would_remove"]["outbox_packages"] = len(_outbox_hits(paths, target))
-    doc["would_remove"]["reports"] = len(_report_hits(paths, target))
+    doc["would_remove"]["outbox_packages"] = len(_files_naming(paths.outbox, target))
+    doc["would_remove"]["reports"] = len(_files_naming(paths.reports_dir, target))
     if not confirm:
         doc["note"] = "dry run: nothing was removed; repeat with --yes (confirm: true) to forget"
         return doc
@@ -173,7 +173,7 @@ def forget(paths: Paths, settings: Settings, target: Target, confirm: bool = Fal
         added = sum(tombs.add(k, vs) for k, vs in target.values.items())
         tombs.save()
         scrubbed = _scrub_text_logs(paths, target)
-        for f in [*_outbox_hits(paths, target), *_report_hits(paths, target)]:
+        for f in [*_files_naming(paths.outbox, target), *_files_naming(paths.reports_dir, target)]:
             _remove(f)
         hooks = run_forget_hooks(paths, target.item_ids())
         run = run_locked(paths, settings, "full")
@@ -208,18 +208,11 @@ def _names_target(hit: dict[str, object]) -> bool:
     return any(label.startswith("id") for label in _labels(hit))
 
 
-def _outbox_hits(paths: Paths, target: Target) -> list[Path]:
-    """Committed dispatch records naming the target (their package carries its evidence): removed whole."""
-    if not paths.outbox.is_dir():
-        return []
-    return [paths.outbox / str(e["path"]) for e in residue.scan(paths.outbox, target.needles)]
-
-
-def _report_hits(paths: Paths, target: Target) -> list[Path]:
-    """Reports written into the home (`akw report --out $AKW_HOME/reports`, `reports.on_schedule`) that name
-    the target: a report is a snapshot of the index as it was, so it goes whole, like an outbox package.
-    Reports a user wrote elsewhere are theirs and are not touched."""
-    folder = paths.reports_dir
+def _files_naming(folder: Path, target: Target) -> list[Path]:
+    """The files under `folder` that name the target, each to be removed whole: committed dispatch records
+    (their package carries its evidence) and reports written into the home (`akw report --out
+    $AKW_HOME/reports`, `reports.on_schedule`: a snapshot of the index as it was). Reports a user wrote
+    elsewhere are theirs and are never looked at."""
     if not folder.is_dir():
         return []
     return [folder / str(e["path"]) for e in residue.scan(folder, target.needles)]
