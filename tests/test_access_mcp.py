@@ -1,8 +1,9 @@
 """Issue 16 through the MCP server: a real `akw mcp` process with access control on in its home's
 config and the principal from its environment (never from a tool argument). Every tool output —
-search, cards, dispatch — is scanned for what the principal must not see; an argument naming an
-identity is refused; without a principal every read is refused; hostile strings are literals or
-KNOWLEDGE_INVALID_REQUEST."""
+search (compact and full), cards (code cards too), dispatch — is scanned for what the principal must
+not see; a code chunk of a workspace the principal may not see is KNOWLEDGE_NOT_FOUND, as any card;
+an argument naming an identity is refused; without a principal every read is refused; hostile
+strings are literals or KNOWLEDGE_INVALID_REQUEST."""
 
 from __future__ import annotations
 
@@ -36,6 +37,14 @@ def home(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> tuple[W
     return wh, marks
 
 
+@pytest.fixture(scope="module")
+def hidden_chunk(home: tuple[Warehouse, set[str]]) -> str:
+    """A code chunk of infra-ops, a workspace alice may not see (read before any search: see access_homes)."""
+    wh, _ = home
+    rows = wh.sql("SELECT doc_key FROM ak_document WHERE doc_key LIKE 'chunk:infra-ops-%' ORDER BY doc_key LIMIT 1")
+    return str(rows["rows"][0][0])
+
+
 def _run(wh: Warehouse, principal: str | None, body: Any) -> Any:
     env = {k: v for k, v in os.environ.items() if not k.startswith("AKW_")}
     env |= {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
@@ -60,7 +69,8 @@ def _code(result: Any) -> str | None:
     return result.structured_content["errors"][0]["code"] if result.is_error else None
 
 
-def test_mcp_outputs_carry_nothing_of_another_principals_work(home: tuple[Warehouse, set[str]]) -> None:
+def test_mcp_outputs_carry_nothing_of_another_principals_work(home: tuple[Warehouse, set[str]],
+                                                              hidden_chunk: str) -> None:
     wh, marks = home
     assert len(marks) > 10
 
@@ -69,6 +79,8 @@ def test_mcp_outputs_carry_nothing_of_another_principals_work(home: tuple[Wareho
         for query in QUERIES:
             r = await c.call_tool("knowledge_search", {"query": query, "limit": 10})
             seen.append((query, r))
+            seen.append((f"full {query}", await c.call_tool("knowledge_search", {"query": query, "limit": 10,
+                                                                                  "detail": "full"})))
             doc = _doc(r)
             for actor in [a["actor_id"] for a in doc.get("actors", [])][:2]:
                 seen.append((f"agent {actor}", await c.call_tool("knowledge_get_agent", {"id": actor})))
@@ -76,6 +88,10 @@ def test_mcp_outputs_carry_nothing_of_another_principals_work(home: tuple[Wareho
                 seen.append((f"episode {item['id']}", await c.call_tool("knowledge_get_episode", {"id": item["id"]})))
             for item in (doc.get("lanes", {}).get("skills") or {}).get("items", [])[:2]:
                 seen.append((f"skill {item['name']}", await c.call_tool("knowledge_get_skill", {"name": item["name"]})))
+            for item in (doc.get("lanes", {}).get("code") or {}).get("items", [])[:2]:
+                seen.append((f"code {item['id']}", await c.call_tool("knowledge_get_code", {"id": item["id"]})))
+        seen.append(("hidden code", await c.call_tool("knowledge_get_code", {"id": hidden_chunk})))
+        seen.append(("no code", await c.call_tool("knowledge_get_code", {"id": hidden_chunk + "-none"})))
         task = {"title": "Back up postgres", "text": "nightly postgres backup with a restore check"}
         seen.append(("dispatch", await c.call_tool("knowledge_dispatch", {"task": task, "target": "auto",
                                                                           "dry_run": True})))
@@ -84,13 +100,18 @@ def test_mcp_outputs_carry_nothing_of_another_principals_work(home: tuple[Wareho
     seen = _run(wh, WHO, body)
     answered = [what for what, r in seen if not r.is_error]
     assert len(answered) > len(QUERIES), "searches and some cards answer"
+    assert any(what.startswith("code ") for what in answered), "code cards of the principal's own work open"
     found = [what for what, r in seen if what in QUERIES and _doc(r).get("found")]
     assert found, "the principal's own work is found through MCP"
+    hidden, absent = (json.dumps(_doc(dict(seen)[k])).replace(i, "<id>") for k, i in (
+        ("hidden code", hidden_chunk), ("no code", hidden_chunk + "-none")))
+    assert hidden == absent and Code.NOT_FOUND.value in hidden  # a chunk one may not see is one that is not there
     for what, r in seen:
         if r.is_error:
             assert _code(r) == Code.NOT_FOUND.value, (what, _code(r))
-        assert leaks(_doc(r), marks) == [], what
-        assert leaks([c.text for c in r.content], marks) == [], what
+        own = hidden_chunk if what in ("hidden code", "no code") else "\0"  # the id it sent comes back in the error
+        assert leaks(json.loads(json.dumps(_doc(r)).replace(own, "")), marks) == [], what
+        assert leaks([c.text.replace(own, "") for c in r.content], marks) == [], what
 
 
 def test_an_identity_argument_is_refused_and_no_principal_refuses_every_read(home: tuple[Warehouse, set[str]]) -> None:

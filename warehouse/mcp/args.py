@@ -1,4 +1,4 @@
-"""Argument contracts of the tools that have no request document of their own (pydantic: the input schemas).
+"""Argument contracts of the tools that have no request document of their own (pydantic; schemas.py publishes them).
 
 `knowledge_search` and `knowledge_dispatch` take their contracts' request documents as they are
 (`SearchRequest`, `DispatchRequest`); the others take these small models. Every model forbids
@@ -42,19 +42,27 @@ class GetEpisodeArgs(_Args):
     max_chars: int | None = Field(default=None, ge=200, le=100000, description="cut long texts (default 12000)")
 
 
+class GetCodeArgs(_Args):
+    id: str = Field(min_length=1, max_length=500, description="code item id from a search (lanes.code.items[].id)")
+    max_chars: int | None = Field(default=None, ge=200, le=100000, description="cut long texts (default 12000)")
+
+
 class ReindexArgs(_Args):
-    mode: Literal["incremental", "full", "verify"] = "incremental"
+    mode: Literal["incremental", "full", "verify"] = Field(
+        default="incremental", description="incremental: changed sources only; full: rebuild everything; "
+        "verify: check the published index, change nothing")
 
 
 class ForgetArgs(_Args):
-    kind: Literal["session", "actor", "skill", "workspace", "all"]
+    kind: Literal["session", "actor", "skill", "workspace", "all"] = Field(
+        description="what `id` names; all: the whole index (id '*')")
     id: str = Field(min_length=1, max_length=500, description="the id of what to forget ('*' with kind=all)")
     confirm: bool = Field(default=False, description="true removes; false only reports what would be removed")
 
 
 class FeedbackArgs(_Args):
     result_id: str = Field(min_length=1, max_length=500, description="an item or actor id a search returned")
-    useful: bool
+    useful: bool = Field(description="true: the result helped; false: it did not")
     request_id: str | None = Field(default=None, max_length=200, description="the search's request_id")
     chosen: str | None = Field(default=None, max_length=500, description="the id the caller went with")
 
@@ -69,17 +77,3 @@ def parse_args(model: type[_Args], data: dict[str, Any]) -> _Args:
         field = ".".join(str(p) for p in err["loc"]) or "$"
         text = "unknown argument" if err["type"] == "extra_forbidden" else err["msg"]
         raise KnowledgeError(Code.INVALID_REQUEST, f"{field}: {text}", field=field) from None
-
-
-def input_schema(model: type[BaseModel], optional: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The model's JSON schema as a tool input schema; `optional` fields get defaults server-side."""
-    schema = model.model_json_schema(by_alias=True, mode="validation")
-    schema.pop("title", None)
-    schema["type"] = "object"
-    schema.setdefault("properties", {})
-    required = [r for r in schema.get("required", []) if r not in optional]
-    if required:
-        schema["required"] = required
-    else:
-        schema.pop("required", None)
-    return schema
