@@ -43,7 +43,7 @@ def _(evals, history, lang_pick, mo):
     pick = mo.ui.dropdown(options=[e["file"] for e in evals], value=evals[-1]["file"] if evals else None,
                           label=L["file"])
     mo.vstack([mo.md(f"## {L['title']}\n\n`{history['folder']}` · {len(evals)} eval report(s)"),
-               pick if evals else mo.callout(L["none"], kind="warn")])
+               pick if evals else mo.callout(mo.md(L["none"]), kind="warn")])  # Markdown: `akw eval` as code
     return L, pick
 
 

@@ -63,17 +63,34 @@ def _(KnowledgeError, wh):
 
 @app.cell
 def _(alt):
+    def actor_labels(rows):
+        """One y label per actor: two actors may share a display name ("Ops SRE" of two accounts), and one
+        label for both would stack their bars past 1.0."""
+        seen, out = {}, []
+        for r in rows:
+            name = str(r.get("display_name") or r.get("actor_id"))[:60]
+            seen[name] = seen.get(name, 0) + 1
+            out.append({**r, "actor": name if seen[name] == 1 else f"{name} #{seen[name]}"})
+        return out
+
     def chart(name, rows):
-        """The picture that suits each canned query."""
-        data = alt.Data(values=rows)
+        """The picture that suits each canned query; legends sit under the plot, never over the bars."""
+        legend = alt.Legend(orient="bottom")
         if name == "actors_by_success":
-            return alt.Chart(data).mark_bar().encode(x=alt.X("success_rate:Q", scale=alt.Scale(domain=[0, 1])),
-                                                     y=alt.Y("display_name:N", sort="-x"), color="kind:N",
-                                                     tooltip=["display_name:N", "episodes:Q", "success_rate:Q"])
+            rows = actor_labels(rows)
+            return alt.Chart(alt.Data(values=rows)).mark_bar().encode(
+                x=alt.X("success_rate:Q", title="success share", stack=None,
+                        scale=alt.Scale(domain=[0, 1], clamp=True), axis=alt.Axis(format="%")),
+                y=alt.Y("actor:N", sort="-x", title=None, axis=alt.Axis(labelLimit=320)),
+                color=alt.Color("kind:N", legend=legend),
+                tooltip=["display_name:N", "actor_id:N", "episodes:Q", "success_rate:Q"]).properties(width=420)
+        data = alt.Data(values=rows)
         if name == "skill_usage_over_time":
-            return alt.Chart(data).mark_line(point=True).encode(x="week:T", y="uses:Q", color="skill_name:N")
+            return alt.Chart(data).mark_line(point=True).encode(x="week:T", y="uses:Q",
+                                                                color=alt.Color("skill_name:N", legend=legend))
         if name == "episodes_per_workspace":
-            return alt.Chart(data).mark_bar().encode(x="episodes:Q", y="workspace:N", color="outcome:N")
+            return alt.Chart(data).mark_bar().encode(x="episodes:Q", y="workspace:N",
+                                                     color=alt.Color("outcome:N", legend=legend))
         return None
     return (chart,)
 

@@ -46,7 +46,16 @@ def _(lang_pick):
                 "clear": "Очистить индекс", "privacy": "Приватность", "retention": "Хранить дней",
                 "excl": "Исключить workspaces (через запятую)", "forget": "Забыть", "delete": "Удалить всё",
                 "confirm": "Подтверждаю необратимое действие", "kind": "Что",
-                "id": "Идентификатор", "preview": "Показать, что будет удалено"},
+                "id": "Идентификатор", "preview": "Показать, что будет удалено",
+                "sch_mode": "Режим", "times_short": "Время запусков",
+                "zone": "Часовой пояс (фактический)", "next_runs": "Ближайшие запуски",
+                "last_sched": "Последний запуск по расписанию", "stale_after": "Индекс устаревает через, ч",
+                "due": "Сейчас нужен запуск", "reports_after": "Отчёт после запуска", "yes": "да", "no": "нет",
+                "never": "ещё не было", "usage": "Как отвечает поиск (7 дней, только счётчики)",
+                "u_surface": "поверхность", "u_searches": "поисков", "u_zero": "пустых", "u_weak": "слабых",
+                "u_degraded": "с деградацией", "u_both": "с обоими видами доказательств", "u_errors": "ошибки",
+                "u_latency": "задержка",
+                "u_none": "поисков ещё не было"},
          "en": {"title": "Settings & status", "enabled": "agent-knowledge on", "last": "Last run",
                 "next": "Next run", "schedule": "Schedule", "times": "Run times (HH:MM, comma-separated)",
                 "tz": "Timezone", "catch": "Catch up a missed run", "stale": "Run on start if stale", "save": "Save",
@@ -55,7 +64,15 @@ def _(lang_pick):
                 "retention": "Retention days", "excl": "Exclude workspaces (comma-separated)", "forget": "Forget",
                 "delete": "Delete everything", "confirm": "I confirm an irreversible action",
                 "kind": "What", "id": "Id",
-                "preview": "Show what would be removed"}}[lang]
+                "preview": "Show what would be removed",
+                "sch_mode": "Mode", "times_short": "Run times", "zone": "Timezone (effective)",
+                "next_runs": "Next runs",
+                "last_sched": "Last scheduled run", "stale_after": "Index is stale after, h", "due": "A run is due now",
+                "reports_after": "Report after a run", "yes": "yes", "no": "no", "never": "none yet",
+                "usage": "How search answers (7 days, counts only)", "u_surface": "surface",
+                "u_searches": "searches", "u_zero": "zero-result", "u_weak": "weak", "u_degraded": "degraded lane",
+                "u_both": "both kinds of evidence", "u_errors": "errors", "u_latency": "latency",
+                "u_none": "no search yet"}}[lang]
     return L, lang
 
 
@@ -67,6 +84,24 @@ def _(L, get_tick, lang, mo, ui, wh):
     _last = st.get("last_run") or {}
     _hint = ui.state_hint(st["state"], lang)
     _gap = ui.language_hint(st, lang)
+
+    def _usage_html(usage):
+        """FR-9's content-free metrics per surface (the same numbers as `akw status`)."""
+        from html import escape
+
+        rows = (usage.get("by_surface") or {}).items()
+        if not rows:
+            return f"<div id='akw-usage'><b>{escape(L['usage'])}</b>: {escape(L['u_none'])}</div>"
+        head = "".join(f"<th>{escape(L[k])}</th>" for k in ("u_surface", "u_searches", "u_zero", "u_weak", "u_degraded",
+                                                              "u_both"))
+        body = "".join(
+            f"<tr><td>{escape(n)}</td><td>{u['searches']}</td><td>{u['zero_result_rate']:.0%}</td>"
+            f"<td>{u['weak_rate']:.0%}</td><td>{u['degraded_share']:.0%}</td><td>{u['both_evidence_share']:.0%}</td>"
+            f"<td>P50 ≤ {u['latency_ms']['p50']} ms · P95 ≤ {u['latency_ms']['p95']} ms</td>"
+            f"<td>{escape(', '.join(f'{c} {k}' for c, k in u['errors'].items()) or '—')}</td></tr>" for n, u in rows)
+        return (f"<div id='akw-usage'><b>{escape(L['usage'])}</b><table style='border-spacing:14px 2px'><tr>{head}"
+                f"<th>{escape(L['u_latency'])}</th><th>{escape(L['u_errors'])}</th></tr>{body}</table></div>")
+
     mo.vstack([
         mo.md(f"## {L['title']}\n\n<span id='akw-state'>**{ui.state_text(st['state'], lang)}**</span> · "
               f"index_rev `{st['index_rev'] or '—'}` · {ui.t('local_only', lang)}\n\n"
@@ -74,8 +109,10 @@ def _(L, get_tick, lang, mo, ui, wh):
               f"{L['next']}: {st.get('next_run') or '—'}"),
         mo.callout(mo.md(_hint), kind="warn") if _hint else mo.md(""),
         mo.callout(mo.md(_gap), kind="info") if _gap else mo.md(""),
+        mo.Html(_usage_html(st.get("usage") or {})),
     ])
     return s, st
+
 
 
 @app.cell
@@ -102,7 +139,7 @@ def _(L, mo, s):
 
 
 @app.cell
-def _(KnowledgeError, catch, json, mo, save_schedule, set_tick, stale, times, tz, wh):
+def _(KnowledgeError, catch, json, mo, save_schedule, schedule_html, set_tick, stale, times, tz, wh):
     _out = mo.md("")
     if save_schedule.value:
         _times = [t.strip() for t in times.value.split(",") if t.strip()]
@@ -114,9 +151,40 @@ def _(KnowledgeError, catch, json, mo, save_schedule, set_tick, stale, times, tz
             _out = mo.callout("✓", kind="success")
         except KnowledgeError as _e:
             _out = mo.callout(f"{_e.code}: {_e.message}", kind="danger")
-    _out = mo.vstack([_out, mo.json(wh.schedule_show())])
+    _out = mo.vstack([_out, mo.Html(schedule_html(wh.schedule_show()))])
     _out
     return
+
+
+@app.cell
+def _(L, escape):
+    def _run_text(run):
+        if not run:
+            return L["never"]
+        return escape(" · ".join(str(run.get(k)) for k in ("outcome", "finished_at", "index_rev") if run.get(k)))
+
+    def schedule_html(sch):
+        """`schedule_show` as a table a person reads (the next runs in the schedule's zone, the last run,
+        whether one is due and why) instead of its raw JSON tree."""
+        due = sch.get("due") or {}
+        yes_no = {True: L["yes"], False: L["no"]}
+        why = " · ".join(escape(str(due[k]).replace("T", " ")[:16]) for k in ("reason", "slot") if due.get(k))
+        nexts = "<br>".join(escape(str(t).replace("T", " ")[:16]) for t in sch.get("next_runs") or [])
+        rows = [(L["sch_mode"], escape(str(sch.get("mode")))),
+                (L["times_short"], escape(", ".join(sch.get("times") or []))),
+                (L["zone"], escape(f"{sch.get('timezone')} → {sch.get('zone')}")),
+                (L["next_runs"], nexts),
+                (L["last"], _run_text(sch.get("last_run"))),
+                (L["last_sched"], _run_text(sch.get("last_scheduled"))),
+                (L["catch"], escape(str(sch.get("catch_up")))),
+                (L["stale"], yes_no.get(sch.get("run_on_start_if_stale"), "—")),
+                (L["stale_after"], escape(str(sch.get("stale_after_hours")))),
+                (L["due"], yes_no.get(due.get("due"), "—") + (f" ({why})" if due.get("due") and why else "")),
+                (L["reports_after"], yes_no.get(sch.get("reports"), "—"))]
+        head = "style='text-align:left;vertical-align:top;padding-right:16px'"
+        body = "".join(f"<tr><th {head}>{k}</th><td>{v}</td></tr>" for k, v in rows)
+        return f"<table id='akw-schedule'>{body}</table>"
+    return (schedule_html,)
 
 
 @app.cell

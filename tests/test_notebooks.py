@@ -8,6 +8,7 @@ import runpy
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from browser_support import (
@@ -89,6 +90,48 @@ def test_a_disabled_warehouse_is_shown_honestly(name: str, wh: Warehouse, env: d
     assert "Выключено" in shown and "включите" in shown
 
 
+def _run_app(name: str, env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], dict[str, Any]]:
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    return runpy.run_path(str(NOTEBOOKS / f"{name}.py"))["app"].run()
+
+
+def test_bench_panels_carry_their_run_date_newest_first(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each panel is named by when the run happened (the report's `finished_at`, else the file's time, marked
+    so), newest on top, and every mode's row says its P50 and P95."""
+    from report_samples import OLDER_BENCH_AT
+
+    _outputs, defs = _run_app("bench", env, monkeypatch)
+    labels = defs["labels"]
+    assert [b["index_rev"] for b in defs["shown"]] == ["ak-0000000000000002", "ak-0000000000000001"]
+    assert "(время файла)" in labels[0] and labels[1].startswith(OLDER_BENCH_AT[:16].replace("T", " ") + " · small")
+    auto = [r for r in defs["rows"] if r["who"] == "ours · auto"]
+    assert [r["p50_p95"] for r in auto] == ["P50 30.0 · P95 40.0 ms", "P50 40.0 · P95 50.0 ms"]
+    assert all(r["run"] in labels for r in defs["rows"])
+
+
+def test_explore_success_chart_stays_in_its_axes(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Actors by success: a share on [0, 1] (no stacking of two actors with one name past 1.0), one bar per
+    actor, the legend under the plot."""
+    _outputs, defs = _run_app("explore", env, monkeypatch)
+    rows, err = defs["run"]((NOTEBOOKS / "queries" / "actors_by_success.sql").read_text(encoding="utf-8"))
+    assert err is None and rows
+    spec = defs["chart"]("actors_by_success", rows).to_dict()
+    x = spec["encoding"]["x"]
+    assert x["scale"]["domain"] == [0, 1] and x["stack"] is None and x["scale"]["clamp"] is True
+    assert spec["encoding"]["color"]["legend"]["orient"] == "bottom"
+    bars = spec["data"]["values"] if "values" in spec.get("data", {}) else next(iter(spec["datasets"].values()))
+    assert len({b["actor"] for b in bars}) == len(rows)  # two "Ops SRE" are two bars
+    assert all(0 <= b["success_rate"] <= 1 for b in bars)
+
+
+def test_eval_without_reports_shows_the_command_not_backticks(env: dict[str, str], tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    outputs, _defs = _run_app("eval", {**env, "AKW_REPORTS": str(tmp_path)}, monkeypatch)
+    shown = " ".join(getattr(o, "text", "") or "" for o in outputs if o is not None)
+    assert "akw eval" in shown and "`akw eval`" not in shown
+
+
 @pytest.mark.parametrize(("name", "expected"), [("eval", ["recall@3", "eval-ak-0000000000000002.json", "miss"]),
                                                 ("bench", ["SQLite FTS5", "bench report"])])
 def test_export_html_works_headless(name: str, expected: list[str], env: dict[str, str], tmp_path: Path) -> None:
@@ -105,12 +148,41 @@ def test_search_skill_card_and_dry_run_dispatch_in_a_browser(wh: Warehouse, env:
     with marimo_app(NOTEBOOKS / "search.py", env) as url, chrome() as d:
         d.get(url)
         wait_for(lambda: "Активен" in page_text(d), what="the honest state")
+        start = wait_for(lambda: d.find_element("id", "akw-start"), what="the start page before a query")
+        newest = wh.sql("SELECT episode_id FROM ak_episode ORDER BY started_at DESC NULLS LAST, episode_id "
+                        "LIMIT 1")["rows"][0][0]
+        assert len(d.find_elements("css selector", "#akw-recent tr")) == 5
+        assert len(d.find_elements("css selector", "#akw-actors tr")) >= 3
+        screenshot(d, "search-start", start)
+        click(d, buttons(d, "Открыть")[0])  # the newest episode's card, from the start page
+        episode = wait_for(lambda: d.find_element("id", "episode-card"), what="the episode card")
+        wait_for(lambda: newest in episode.text, what="the newest episode in its card")
+        assert "Задача" in episode.text and "Фрагмент сессии" in episode.text
+
+        example = buttons(d, "кто использовал")[0]  # an example query fills the box and runs
+        asked = example.text
+        click(d, example)
+        wait_for(lambda: d.find_elements("css selector", ".akw-card"), what="the example's result cards")
+        assert text_input(d).get_attribute("value") == asked
+        evidence = d.find_elements("css selector", ".akw-card .akw-evidence")[0]
+        evidence_id = evidence.text.strip()
+        click(d, evidence.find_element("css selector", "marimo-button").shadow_root.find_element("css selector",
+                                                                                                  "button"))
+        wait_for(lambda: evidence_id in d.find_element("id", f"{evidence.get_attribute('data-card')}-card").text,
+                 what="the evidence's card")
+        screenshot(d, "search-evidence-card", d.find_element("id", f"{evidence.get_attribute('data-card')}-card"))
+
         box = text_input(d)
+        box.clear()
         box.send_keys("кто восстанавливал доступ к mysql")
         box.send_keys(Keys.ENTER)
-        cards = wait_for(lambda: d.find_elements("css selector", ".akw-card"), what="result cards")
-        names = [c.find_element("css selector", ".akw-card-name").text for c in cards]
-        assert any("verify-admin" in n or "DB Guardian" in n for n in names), names
+
+        def names() -> list[str]:
+            return [c.find_element("css selector", ".akw-card-name").text
+                    for c in d.find_elements("css selector", ".akw-card")]
+
+        wait_for(lambda: any("verify-admin" in n or "DB Guardian" in n for n in names()), what="the query's cards")
+        cards = d.find_elements("css selector", ".akw-card")
         assert "Почему" in cards[0].text and "Доказательства" in cards[0].text
         screenshot(d, "search-agents", cards[0])
 
@@ -159,11 +231,14 @@ def test_without_a_browser_the_tests_skip_outside_ci_and_fail_in_ci(monkeypatch:
 
 @pytest.mark.browser
 def test_settings_and_status_in_a_browser(wh: Warehouse, env: dict[str, str]) -> None:
+    wh.search_text("restore mysql access")  # counted by the usage metrics the page shows (FR-9)
     with marimo_app(NOTEBOOKS / "settings.py", env) as url, chrome() as d:
         d.get(url)
         wait_for(lambda: "Настройки и состояние" in page_text(d), what="the settings page")
         state = d.find_element("id", "akw-state").text
         assert state == "Активен"
+        used = d.find_element("id", "akw-usage").text
+        assert "api" in used and "пустых" in used and "P95" in used
         sources = wait_for(lambda: d.find_element("id", "akw-sources"), what="the sources table")
         assert "autoclaw" in sources.text and "только чтение" in sources.text
         assert buttons(d, "Переиндексировать") and buttons(d, "Полная пересборка")
@@ -176,6 +251,11 @@ def test_settings_and_status_in_a_browser(wh: Warehouse, env: dict[str, str]) ->
         click(d, buttons(d, "Сохранить")[0])
         wait_for(lambda: Settings.load(wh.paths.config_file).schedule.times == ["04:00", "16:00"],
                  what="the schedule saved to config.yaml")
+        schedule = wait_for(lambda: d.find_element("id", "akw-schedule"), what="the schedule table")
+        wait_for(lambda: "04:00, 16:00" in schedule.text, what="the saved times in the schedule table")
+        assert "Ближайшие запуски" in schedule.text and "04:00" in schedule.text.split("Ближайшие запуски")[1]
+        assert '"next_runs"' not in page_text(d)  # a table, not the raw JSON tree
+        screenshot(d, "settings-schedule", schedule)
 
         runs = len(read_runs(wh.paths))
         click(d, buttons(d, "Переиндексировать")[0])  # an action runs the same Warehouse.reindex as `akw reindex`

@@ -21,6 +21,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -315,6 +316,7 @@ def _finish(scale: Scale, report: dict[str, Any], copy: Path, base: dict[str, An
     index_rev = report["index_rev"]
     report["machine"]["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     report["duration_s"] = round(time.perf_counter() - t_all, 1)
+    report["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")  # the apps and report date the run
     if out_dir is not None:
         suffix = f"-{report['only']}" if report.get("only") else ""
         out = Path(out_dir) / f"bench-{scale.name}-{index_rev}{suffix}.json"

@@ -15,6 +15,7 @@ from warehouse.home import generation
 from warehouse.home.runs import read_runs
 from warehouse.home.status import status
 from warehouse.reports.history import history
+from warehouse.reports.timeline import per_day, timeline
 
 SCHEMA = "akw.report/v1"
 RUNS = 10  # recent index runs shown
@@ -25,14 +26,16 @@ def _rows(con: Any, name: str) -> list[dict[str, Any]]:
 
 
 def _marts(paths: Paths, snippets: bool) -> dict[str, Any]:
-    """Top actors and skills (and, only when configured, recent episode titles) from the published generation."""
+    """Top actors and skills, the timeline of episodes by outcome (counts), and, only when configured, recent
+    episode titles, from the published generation."""
     try:
         con, _gen = generation.open_current(paths.generations)
     except KnowledgeError:
-        return {"actors": [], "skills": [], "episodes": []}
+        return {"actors": [], "skills": [], "episodes": [], "timeline": timeline([])}
     try:
         return {"actors": _rows(con, "report_top_actors"), "skills": _rows(con, "report_top_skills"),
-                "episodes": _rows(con, "report_recent_episodes") if snippets else []}
+                "episodes": _rows(con, "report_recent_episodes") if snippets else [],
+                "timeline": timeline(per_day(con))}
     finally:
         con.close()
 
@@ -47,4 +50,5 @@ def collect(paths: Paths, settings: Settings, reports_dir: Path, now: datetime |
                                               "db_bytes", "counts", "last_run")},
             "sources": st.get("sources") or {}, "coverage": st.get("coverage") or [],
             "errors": st.get("errors") or [], "degradations": st.get("degradations") or [],
+            "usage": st.get("usage") or {"days": 7, "by_surface": {}},  # counts only (FR-9)
             "runs": runs, "marts": _marts(paths, settings.reports.snippets), "history": history(reports_dir)}

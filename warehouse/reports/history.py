@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 METRICS = ("recall@1", "recall@3", "recall@10", "mrr", "ndcg@10", "zero_result_rate")
+RUN_TIME_FIELDS = ("finished_at", "generated_at", "started_at")  # the first a report file holds is its run time
 
 
 def _load(folder: Path, pattern: str) -> list[tuple[Path, dict[str, Any]]]:
@@ -19,6 +21,17 @@ def _load(folder: Path, pattern: str) -> list[tuple[Path, dict[str, Any]]]:
         if isinstance(doc, dict):
             out.append((p, doc))
     return out
+
+
+def run_date(path: Path, doc: dict[str, Any]) -> tuple[str, str]:
+    """When the run happened, as (ISO UTC time, where it came from): the report's own time field, else the
+    file's modification time (`akw bench` writes the file at the end of the run; a copied or checked-out
+    file carries the time of the copy, hence the `file` marker)."""
+    for key in RUN_TIME_FIELDS:
+        if isinstance(doc.get(key), str) and doc[key]:
+            return doc[key], "report"
+    stamp = datetime.fromtimestamp(path.stat().st_mtime, UTC).isoformat(timespec="seconds")
+    return stamp, "file"
 
 
 def evals(folder: Path) -> list[dict[str, Any]]:
@@ -37,13 +50,16 @@ def evals(folder: Path) -> list[dict[str, Any]]:
 
 
 def benches(folder: Path) -> list[dict[str, Any]]:
-    """Benchmark runs: latency per mode (ours and the SQLite FTS5 baseline), build times, memory, size."""
+    """Benchmark runs, oldest first by run date: latency per mode (ours and the SQLite FTS5 baseline), build
+    times, memory, size."""
     rows = []
     for p, d in _load(folder, "bench-*.json"):
         base = d.get("baseline") or {}
         fts5 = (base.get("sqlite_fts5") or {})
         build = d.get("build") or {}
+        date, date_from = run_date(p, d)
         rows.append({"file": p.name, "index_rev": d.get("index_rev"), "scale": (d.get("scale") or {}).get("name"),
+                     "date": date, "date_from": date_from,
                      "modes": {m: {k: v.get(k) for k in ("p50_ms", "p95_ms", "mean_ms", "max_ms", "n")}
                                for m, v in ((d.get("search") or {}).get("modes") or {}).items()},
                      "fts5": {k: (fts5.get("fts5_bm25") or {}).get(k) for k in ("p50_ms", "p95_ms", "mean_ms")},
@@ -51,7 +67,7 @@ def benches(folder: Path) -> list[dict[str, Any]]:
                      "build": {k: {"median_s": (v or {}).get("median_s"), "peak_rss_mb": (v or {}).get("peak_rss_mb")}
                                for k, v in build.items() if isinstance(v, dict)},
                      "size": d.get("size") or {}})
-    return rows
+    return sorted(rows, key=lambda r: r["date"])  # oldest first, like the other histories
 
 
 def qualities(folder: Path) -> list[dict[str, Any]]:

@@ -14,6 +14,8 @@ from warehouse.reports import svg
 from warehouse.reports.history import METRICS
 
 TEMPLATES = Path(__file__).with_name("templates")
+OUTCOME_COLORS = {"success": "#3a9d5d", "partial": "#d9822b", "failure": "#c23b3b", "cancelled": "#6b6b6b",
+                  "running": "#3b6ea5", "unknown": "#b5b5b5"}
 STATE_RU = {"ready": "Активен", "not_ready": "Индексируется", "stale": "Устарел", "error": "Ошибка",
             "disabled": "Выключено", "degraded": "Активен (с ошибками)"}
 
@@ -42,6 +44,7 @@ def charts(doc: dict[str, Any]) -> dict[str, str]:
                            {m: [e["overall"].get(m) for e in evals] for m in ("recall@3", "mrr", "ndcg@10")},
                            "Golden set across eval reports", ymax=1.0),
     }
+    out.update(timeline_charts(marts.get("timeline") or {}))
     if benches:
         last = benches[-1]
         items = [(m, v["p50_ms"] or 0) for m, v in sorted(last["modes"].items())]
@@ -49,6 +52,20 @@ def charts(doc: dict[str, Any]) -> dict[str, str]:
             items.append(("SQLite FTS5 (baseline)", last["fts5"]["p50_ms"]))
         out["latency"] = svg.bars(items, f"Search p50 per mode, {last['scale']} ({last['index_rev']})", " ms")
     return out
+
+
+def timeline_charts(tl: dict[str, Any]) -> dict[str, str]:
+    """Episodes per period by outcome (stacked columns) and the success share per period (a line on [0, 1])."""
+    periods = tl.get("periods") or []
+    if not periods:
+        return {}
+    unit = tl["unit"]
+    labels = [p[:7] if unit == "month" else p[5:] for p in periods]
+    span = f"{periods[0]} … {periods[-1]}, UTC"
+    return {"timeline": svg.columns(labels, tl["outcomes"], f"Episodes per {unit} by outcome ({span})",
+                                    OUTCOME_COLORS),
+            "share": svg.lines(labels, {"success share": tl["share"]},
+                               f"Success share per {unit} (partial counts half)", ymax=1.0)}
 
 
 def render(doc: dict[str, Any], out_dir: Path, private: bool = False) -> dict[str, str]:
