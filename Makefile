@@ -1,22 +1,34 @@
 # Two entry points that work on a fresh machine (Python 3.11, pip, git, make):
-#   make demo  — set up, generate realistic data, index it, run the scenarios
-#   make test  — set up, lint, run the whole test suite, gate on the golden-set floor
+#   make demo  — set up (the core install only: no extra), generate realistic data, index it, run the scenarios
+#   make test  — set up (every extra: .[all]), lint, run the whole test suite, gate on the golden-set floor
 #   make quality — the data-quality suite (great-expectations) on a generated, indexed home
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup demo test test-team lint eval bench quality report clean
+.PHONY: setup setup-core demo test test-team lint eval bench quality report clean
 
-$(VENV)/.installed: pyproject.toml
-	$(PY) -m venv $(VENV)
+# Two installs into the one .venv, each with its own stamp (issue 28):
+#   core (`pip install -e .`): the runtime `akw` and `make demo` need — no extra;
+#   all  (`pip install -e '.[all]'`): every extra (apps, quality, mcp, semantic, team, dev) for the tests and tools.
+# The all stamp also stands for core, so `make demo` after `make test` installs nothing.
+$(VENV)/.installed-core: pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[all]'
+	$(BIN)/pip install -q -e .
 	touch $@
 
-setup: $(VENV)/.installed
+$(VENV)/.installed-all: pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[all]'
+	touch $@ $(VENV)/.installed-core
 
-demo: setup
+setup-core: $(VENV)/.installed-core
+
+setup: $(VENV)/.installed-all
+
+demo: setup-core
 	$(BIN)/akw demo --out demo
 
 lint: setup

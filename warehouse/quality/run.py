@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from warehouse.core.errors import Code, KnowledgeError
 from warehouse.quality.checks import Check, checks
 from warehouse.quality.frames import read_frames
 
@@ -17,9 +18,14 @@ EXAMPLES = 5  # keys (ids, never text) shown per failed check
 
 
 def _gx() -> Any:
-    """great_expectations, imported on use; no usage statistics leave the machine."""
+    """great_expectations, imported on use; no usage statistics leave the machine. Missing (a core install
+    without the [quality] extra): a coded error that names the extra."""
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
-    import great_expectations as gx
+    try:
+        import great_expectations as gx
+    except ImportError:
+        raise KnowledgeError(Code.INVALID_REQUEST, "akw quality needs the [quality] extra (great-expectations): "
+                             "pip install 'agent-knowledge-warehouse[quality]'", extra="quality") from None
 
     return gx
 
@@ -48,8 +54,8 @@ def run_quality(db_path: Path, out_dir: Path | None = None, index_rev: str | Non
                 log: Callable[[str], None] | None = None, lake: Path | None = None) -> dict[str, Any]:
     """Validate one generation file (and the home's `lake` when given); the document says `success` and names
     every failed check."""
+    gx = _gx()  # first: the frames are pandas, which only the [quality] extra brings
     frames = read_frames(db_path, lake)
-    gx = _gx()
     ctx = gx.get_context(mode="ephemeral")
     ctx.variables.progress_bars = {"globally": False, "metric_calculations": False}
     ctx.data_sources.add_pandas("akw")
