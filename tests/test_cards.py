@@ -295,3 +295,31 @@ def test_akw_get_mirrors_the_api(wh: Warehouse) -> None:
     human = _akw(wh, "get", "episode", "ep:session-832b60ba2da4b255:66")
     assert human.returncode == 0 and "episode:harness:session-832b60ba2da4b255:1" in human.stdout
     assert "{'" not in human.stdout and "untrusted-data" not in human.stdout and "Traceback" not in human.stderr
+
+
+# -- what a person reads: `akw get … ` without --json at 80 columns ------------------------------------------
+def _text(wh: Warehouse, *args: str) -> str:
+    from cli_run import run
+
+    r = run("--dsh-home", str(wh.paths.dsh_home), "--autoclaw-root", str(wh.paths.autoclaw_root),
+            "--home", str(wh.paths.home), *args, env={"COLUMNS": "80"})
+    assert r.code == 0, r.stderr
+    return r.stdout
+
+
+def test_a_code_card_prints_its_code_with_line_breaks_and_numbers(wh: Warehouse) -> None:
+    cid, start = _sql(wh, "SELECT chunk_id, start_line FROM stg_code_chunks "
+                          "WHERE end_line - start_line >= 4 ORDER BY chunk_id LIMIT 1")[0]
+    shown = _text(wh, "get", "code", cid)
+    card = wh.get_code(cid)
+    numbered = [ln for ln in shown.splitlines() if " │ " in ln]
+    assert [int(ln.split(" │ ")[0]) for ln in numbered] == list(range(start, start + len(numbered)))
+    assert len(numbered) == len(card["text"].replace(UNTRUSTED_OPEN, "").splitlines()) >= 4
+    assert cid in shown and all(len(ln) <= 80 or " │ " in ln for ln in shown.splitlines())
+
+
+def test_a_skill_card_answers_the_task_before_its_front_matter(wh: Warehouse) -> None:
+    name = _sql(wh, "SELECT name FROM ak_skill WHERE status = 'live' ORDER BY name LIMIT 1")[0][0]
+    shown = _text(wh, "get", "skill", name, "--task", "deploy the site to the new server")
+    assert shown.index("applicability") < shown.index("front_matter")
+    assert all(len(ln) <= 80 for ln in shown.splitlines() if " │ " not in ln)

@@ -325,14 +325,49 @@ def test_section15_find_the_agent_open_the_skill_hand_over_the_task(fresh: Wareh
     assert code == 0 and shown["handoff"]["assignment_id"] == done["assignment"]["assignment_id"]
     code, missing = _cli(fresh, "dispatch", "show", "nope")
     assert code == 2 and missing["errors"][0]["code"] == Code.NOT_FOUND.value
+    # `dispatch show` without --json: the package for a person (lists, not a JSON dump)
+    shown_text = cli_run.run("--dsh-home", str(fresh.paths.dsh_home), "--autoclaw-root", str(fresh.paths.autoclaw_root),
+                             "--home", str(fresh.paths.home), "dispatch", "show", "s15").stdout
+    assert not shown_text.lstrip().startswith("{") and "acceptance" in shown_text and "• root can log in" in shown_text
+    assert done["assignment"]["assignment_id"] in shown_text and "tool calls" in shown_text
+
+
+@pytest.mark.parametrize("plan", [{}, {"dry_run": True}, {"dry_run": True, "commit": True}, {"dry_run": False}])
+def test_yes_on_a_request_that_is_still_a_plan_is_refused_not_run_as_a_dry_run(fresh: Warehouse, plan: dict) -> None:
+    """--yes confirms a commit: a request that would stay a dry run says so with a coded error and records nothing."""
+    doc = json.dumps({**req(dispatch_id="yes-plan"), **plan}).encode()
+    code, refused = _cli(fresh, "dispatch", "--request", "-", "--yes", stdin=doc)
+    assert code == 2 and refused["errors"][0]["code"] == Code.INVALID_REQUEST.value
+    assert refused["errors"][0]["field"] == "dry_run" and '"commit": true' in refused["errors"][0]["message"]
+    assert fresh.dispatch_list()["count"] == 0
 
 
 # -- UJ-3 in the demo ---------------------------------------------------------------------------------------
 def test_demo_runs_uj3_dry_run_commit_and_package(tmp_path: Path) -> None:
     doc = Warehouse.demo(tmp_path / "demo", sessions=24, seed=7)
-    uj3 = doc["dispatch"]
+    journeys = {j["id"]: j for j in doc["journeys"]}
+    assert [j["id"] for j in doc["journeys"]] == ["UJ-1", "UJ-2", "UJ-3", "UJ-4", "UJ-5"]  # spec §15's story first
+    uj3 = journeys["UJ-3"]["result"]
     assert uj3["dry_run"]["mode"] == "dry_run" and uj3["dry_run"]["assignment"] is None
     assert uj3["commit"]["mode"] == "commit" and uj3["commit"]["assignment"]["created"] is True
     assert uj3["outbox"]["handoff"]["execution"] == "not_executed"
+    assert journeys["UJ-2"]["result"]["task_answer"]["checklist"]  # the skill card answers the task
     again = Warehouse.demo(tmp_path / "demo", sessions=24, seed=7)  # a second demo replays the same dispatch
-    assert again["dispatch"]["commit"]["assignment"]["created"] is False
+    assert {j["id"]: j for j in again["journeys"]}["UJ-3"]["result"]["commit"]["assignment"]["created"] is False
+    assert doc["reindex"]["first_build"] is True and "first_build" not in again["reindex"]  # "incremental" only when
+    assert journeys["UJ-5"]["result"]["last_run"]["first_build"] is True                      # it was
+    # what a person sees at 80 columns (piped): the journeys in order, each with its question, the skill card's
+    # task answer, the plan's acceptance and risks, the handoff summary, a readable status, the next steps
+    shown = subprocess.run([str(AKW), "demo", "--out", str(tmp_path / "demo")], capture_output=True, text=True,
+                           env={**os.environ, "COLUMNS": "80"}, timeout=120, check=True).stdout
+    heads = [shown.index(f"{uj} · ") for uj in ("UJ-1", "UJ-2", "UJ-3", "UJ-4", "UJ-5")]
+    assert heads == sorted(heads)
+    for seen in ("applicability", "checklist", "typical errors", "acceptance", "• root can log in with the new",
+                 "risks", "handoff assign:", "tool calls (not executed)", "coverage (source → indexed)",
+                 "errors: none", "next run:", "akw mcp"):
+        assert seen in shown, seen
+    wide = [ln for ln in shown.splitlines() if len(ln) > 80 and not ln.startswith("export ")]  # pasted whole
+    assert not wide, wide
+    assert "…" not in shown.split("UJ-1 · ")[0]  # the extract table cuts no source name or count
+    for ident in (uj3["commit"]["assignment"]["assignment_id"], uj3["dry_run"]["target"]["actor_id"]):
+        assert ident in shown.replace("\n", "")  # wrapped, never cut

@@ -28,6 +28,8 @@ def test_installed_package_runs_the_demo_outside_the_repository(tmp_path: Path) 
                          timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     doc = json.loads(out.stdout)
-    assert doc["status"]["state"] == "ready"
+    journeys = {j["id"]: j for j in doc["journeys"]}
+    assert journeys["UJ-5"]["result"]["state"] == "ready"
     assert doc["reindex"]["outcome"] == "published"
-    assert all(s["found"] for s in doc["scenarios"].values())
+    assert all(j["result"]["found"] for j in doc["journeys"] if j["kind"] == "search")
+    assert journeys["UJ-2"]["result"]["task_answer"]["applicability"]

@@ -98,6 +98,27 @@ def test_stale_at_start() -> None:
     assert sch.due(s, failed, done, now, at_start=True).reason == "stale"  # a failed run refreshes nothing
 
 
+def test_a_good_run_after_the_slot_covers_it_unless_the_slot_writes_a_report() -> None:
+    """Right after a manual reindex nothing is due (`schedule show` said "due now: yes"); a failed run covers
+    nothing, and a schedule that writes reports still runs its slot for the report."""
+    s, now = berlin(), at(2030, 5, 9, 10)
+    after = [{"outcome": "published", "finished_at": at(2030, 5, 9, 9).astimezone(UTC).isoformat()}]
+    before = [{"outcome": "published", "finished_at": at(2030, 5, 9, 2).astimezone(UTC).isoformat()}]
+    assert sch.due(s, after, {}, now, at_start=False).reason is None
+    assert sch.due(s, before, {}, now, at_start=False).reason == "slot"
+    assert sch.due(s, [*before, {**after[0], "outcome": "failed"}], {}, now, at_start=False).reason == "slot"
+    assert sch.due(s, after, {}, now, at_start=False, reports=True).reason == "slot"
+
+
+def _run_before_the_slot(wh: Warehouse) -> None:
+    """Date the home's runs a day back, so the latest slot is due at the daemon's start (a good run after
+    the slot would cover it)."""
+    log = wh.paths.runs_log
+    back = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    runs = [{**r, "started_at": back, "finished_at": back} for r in read_runs(wh.paths)]
+    log.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in runs), encoding="utf-8")
+
+
 def test_timezones_are_iana_and_local_follows_tz(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ValueError):
         Schedule(timezone="Mars/Olympus")
@@ -241,6 +262,7 @@ def _verify(wh: Warehouse) -> dict[str, Any]:
 def test_daemon_sigterm_mid_run_finishes_it_and_exits_cleanly(src: Path, tmp_path: Path) -> None:
     wh = _home(src, tmp_path / "home")
     wh.reindex()
+    _run_before_the_slot(wh)
     wh.config_set(["index.code_max_file_bytes=400000"])  # a real build is due at the start's catch-up
     proc = _daemon(wh)
     lines = _wait_for(proc, "tick start")
@@ -260,6 +282,7 @@ def test_daemon_sigterm_mid_run_finishes_it_and_exits_cleanly(src: Path, tmp_pat
 def test_daemon_second_sigterm_abandons_the_run_safely(src: Path, tmp_path: Path) -> None:
     wh = _home(src, tmp_path / "home")
     wh.reindex()
+    _run_before_the_slot(wh)
     published = generation.current(wh.paths.generations)
     wh.config_set(["index.code_max_file_bytes=300000"])
     proc = _daemon(wh)

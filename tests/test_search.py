@@ -394,3 +394,23 @@ def test_lane_queries_that_fail_degrade_their_lanes(home24: BuiltHome, tmp_path:
         assert d["lanes"][lane]["degraded"] is True and d["lanes"][lane]["items"] == []
         assert "OutOfMemoryException" in d["lanes"][lane]["degradation_reason"]
     assert "176.99.5.35" not in json.dumps(d["warnings"]) + json.dumps(d["errors"])  # no query text in errors
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_search_text_wraps_to_the_terminal_and_cuts_no_identifier(wh: Warehouse, columns: int) -> None:
+    """What a person reads: every line fits the width (80 when piped), and every actor and evidence id of the
+    answer is printed whole — wrapped at a line end at most, never cut with an ellipsis."""
+    from cli_run import akw_json, run
+
+    loc = ("--dsh-home", str(wh.paths.dsh_home), "--autoclaw-root", str(wh.paths.autoclaw_root),
+           "--home", str(wh.paths.home))
+    query = "кто уже мигрировал iya.ru на новый сервер?"
+    r = run(*loc, "search", query, env={"COLUMNS": str(columns)})
+    assert r.code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert all(len(ln) <= columns for ln in lines), max(lines, key=len)
+    _, doc = akw_json(*loc, "search", query)
+    ids = [e["id"] for a in doc["actors"] for e in a["evidence"]]
+    assert doc["actors"] and ids
+    joined = "".join(ln.strip() for ln in lines)
+    assert all(i in joined for i in ids)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
@@ -13,7 +14,7 @@ from warehouse.core.errors import MAX_REQUEST_BYTES, Code, KnowledgeError, refus
 from warehouse.core.paths import Paths
 from warehouse.core.settings import Settings
 from warehouse.core.source_roots import root_states
-from warehouse.home import access_counter
+from warehouse.home import access_counter, usage
 from warehouse.home.state import load_all_units
 from warehouse.search.access import Scope, scope_for
 from warehouse.search.contract import SearchRequest, parse_request, response_dict
@@ -73,6 +74,8 @@ class Warehouse:
     `access.principal` / `AKW_PRINCIPAL`, and is never fed from a request field.
     """
 
+    surface = "api"  # who is asking, for the content-free usage metrics: cli, mcp, app (notebooks) or api
+
     def __init__(self, paths: Paths, settings: Settings | None = None, principal: str | None = None) -> None:
         self.paths = paths
         self.settings = settings if settings is not None else Settings.load(paths.config_file)
@@ -83,6 +86,7 @@ class Warehouse:
         """The same warehouse (and search engine) read as `principal`: for surfaces with sessions (MCP)."""
         other = Warehouse(self.paths, self.settings, principal=principal)
         other._engine = self.engine
+        other.surface = self.surface
         return other
 
     def _scope(self) -> Scope | None:
@@ -224,10 +228,21 @@ class Warehouse:
     def search(self, request: dict[str, Any] | str) -> dict[str, Any]:
         """`knowledge_search` v1: a request document in, the response document out (contract 000)."""
         self._require_enabled()
-        scope = self._scope()
-        doc = response_dict(self.engine.search(_parse(request), scope))
+        t0 = time.perf_counter()
+        try:
+            doc = response_dict(self.engine.search(_parse(request), self._scope()))
+        except KnowledgeError as e:
+            usage.record(self.paths, self.surface, (time.perf_counter() - t0) * 1000, None, e.code)
+            raise
+        usage.record(self.paths, self.surface, (time.perf_counter() - t0) * 1000, doc)  # counts only, queued
         self._count(access_counter.response_entities(doc))
         return doc
+
+    def usage(self, days: int = 7) -> dict[str, Any]:
+        """Content-free usage metrics per surface over the last `days` days (FR-9): searches, zero-result and
+        weak-answer rates, degraded-lane share, share of answers with both kinds of evidence, latency P50/P95
+        and error codes; also in `status()["usage"]`."""
+        return usage.summary(self.paths, days)
 
     def _count(self, entities: list[str]) -> None:
         """access_counter: what a response returned or a card opened (never raw candidates)."""
@@ -481,6 +496,7 @@ class Warehouse:
             env["CLAUDE_CONFIG_DIR"] = str(out / "claude")
         if codex_sessions:
             env["CODEX_HOME"] = str(out / "codex")
+        env["AKW_HOME"] = str(out / "akw-home")  # where to index it (the demo's and eval's convention)
         return {"out": str(out), "counts": manifest.get("counts", {}), "env": env}
 
     @classmethod

@@ -72,6 +72,7 @@ class CliState:
     def warehouse(self) -> Warehouse:
         if self._wh is None:
             self._wh = Warehouse.open(self.dsh_home, self.autoclaw_root, self.home)
+            self._wh.surface = "cli"  # the usage metrics' surface (content-free counts, FR-9)
         return self._wh
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from collections.abc import Iterator
 from typing import Any
 
@@ -34,8 +35,26 @@ def _cell(v: Any) -> Text:
     return Text("NULL" if v is None else str(v))
 
 
-def _print_env(env: dict[str, str]) -> None:
-    out.print("Use it: " + " ".join(f"{k}={v}" for k, v in env.items()), markup=False, highlight=False)
+def _say(line: str, style: str | None = None) -> None:
+    """Print `line` with its leading spaces as an indent that wrapped lines keep too (a hanging indent at the
+    terminal's width, 80 when piped), so a long snippet or id list never runs back to column 0; a word longer
+    than the line (an id) is folded, never cut."""
+    body = line.lstrip(" ")
+    pad = " " * (len(line) - len(body))
+    width = max(out.width, len(pad) + 20)
+    hang = pad + ("  " if body.startswith("• ") else "")  # a bullet's wrapped lines align with its text
+    wrapped = textwrap.fill(body, width=width, initial_indent=pad, subsequent_indent=hang,
+                            break_on_hyphens=False) if body else ""
+    out.print(Text(wrapped, style=style or ""), highlight=False, soft_wrap=True)
+
+
+def _print_env(env: dict[str, str], then: str | None = None) -> None:
+    """The shell lines that point `akw` at this data (and what to run next), ready to paste."""
+    out.print("Use it:", markup=False, highlight=False)
+    out.print(" ".join(["export", *(f"{k}={v}" for k, v in env.items())]), markup=False, highlight=False,
+              soft_wrap=True)
+    if then:
+        out.print(then, markup=False, highlight=False, soft_wrap=True)
 
 
 def _flat(d: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
@@ -48,16 +67,24 @@ def _flat(d: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
 
 # -- reindex ----------------------------------------------------------------------------------
 def print_extract(doc: dict[str, Any]) -> None:
+    """One row per source; rows written as one total (the per-table counts are in --json), so the table fits
+    80 columns; names fold onto a second line rather than being cut."""
     t = Table(title=f"extract ({doc['duration_s']} s, {doc['files_written']} files written)")
-    for c in ("source", "root", "seen", "changed", "unchanged", "failed", "removed", "rows written", "errors"):
-        t.add_column(c, justify="right" if c not in ("source", "root", "errors") else "left")
+    for c in ("source", "root", "seen", "changed", "same", "failed", "gone", "rows", "errors"):
+        t.add_column(c, justify="left" if c in ("source", "root", "errors") else "right", overflow="fold",
+                     no_wrap=c == "source", min_width=11 if c == "source" else None)
     for s in doc["sources"]:
         u = s["units"]
         errs = ", ".join(sorted({e["code"] for e in s["errors"]})) or "-"
+        rows = sum(v for v in (s.get("rows_written") or {}).values() if isinstance(v, int))
         t.add_row(Text(s["source"]), Text(s.get("root", "ok")),
-                  *(str(u[k]) for k in ("seen", "changed", "unchanged", "failed", "removed")),
-                  Text(text(s["rows_written"])), errs)
+                  *(str(u[k]) for k in ("seen", "changed", "unchanged", "failed", "removed")), str(rows), Text(errs))
     out.print(t)
+
+
+def run_mode(run: dict[str, Any]) -> str:
+    """What a run did, in words: a first build is not "incremental" even when that mode was asked for."""
+    return "first build" if run.get("first_build") else str(run.get("mode"))
 
 
 def print_reindex(doc: dict[str, Any]) -> None:
@@ -70,9 +97,15 @@ def print_reindex(doc: dict[str, Any]) -> None:
             out.print(f"  {m.get('check')}: {text(rest)}", markup=False, highlight=False)
         return
     build = doc.get("build") or {}
-    counts = f"; {text(build['counts'])}" if build.get("counts") else ""
-    out.print(f"{doc['outcome']}: index_rev {doc['index_rev']} ({doc['generation']}) in {doc['duration_s']} s{counts}",
-              markup=False, highlight=False)
+    counts = build.get("counts") or {}
+    main = ", ".join(f"{counts[k]} {label}" for k, label in _MAIN_COUNTS if k in counts)
+    out.print(f"{doc['outcome']} ({run_mode(doc)}): index_rev {doc['index_rev']} in {doc['duration_s']} s"
+              + (f"; {main}" if main else ""), markup=False, highlight=False)
+
+
+# the counts a person reads first (every table's count: --json, or `akw status --json`)
+_MAIN_COUNTS = (("ak_episode", "episodes"), ("ak_actor", "actors"), ("ak_skill", "skills"),
+                ("ak_event", "events"), ("ak_memory", "memories"), ("ak_document", "documents"))
 
 
 # -- team -----------------------------------------------------------------------------------------
@@ -89,29 +122,57 @@ def print_team(d: dict[str, Any]) -> None:
 
 
 # -- status / sources ---------------------------------------------------------------------------
+def _mb(n: int | None) -> str:
+    return "-" if n is None else f"{n / 1e6:.1f} MB"
+
+
 def print_status(d: dict[str, Any]) -> None:
+    """State first, then the last and next run, the sources, coverage, the main counts and every error."""
     colour = {"ready": "green", "stale": "yellow", "degraded": "yellow"}.get(d["state"], "red")
-    out.print(f"[{colour}]{d['state']}[/{colour}]  index_rev={d['index_rev']}  next_run={d['next_run']}")
+    out.print(f"[{colour}]{d['state']}[/{colour}]  " + escape(f"index {d['index_rev'] or '-'}  "
+                                                           f"({_mb(d.get('db_bytes'))})"))
     if d.get("disabled"):
         out.print(f"{d['disabled']['reason']}; index kept: {d['disabled']['index_kept']}", markup=False,
                   highlight=False)
-    if d["last_run"]:
-        lr = d["last_run"]
-        out.print(f"last run: {lr['mode']} {lr['outcome']} at {lr['finished_at']} ({lr['duration_s']} s)")
-        for w in lr.get("warnings") or []:  # coded notes that lost nothing (a copied account, new line types)
-            out.print(f"[yellow]{w['code']}[/yellow] {escape(str(w.get('source', '')))} "
-                      f"{escape(str(w.get('unit', '')))}: {escape(str(w.get('message', '')))}")
     if d.get("reason"):
         out.print("reason: " + escape(d["reason"]) + (f"\nfix: {escape(d['fix'])}" if d.get("fix") else ""))
+    if d["last_run"]:
+        lr = d["last_run"]
+        out.print(f"last run: {run_mode(lr)}, {lr['outcome']} at {lr['finished_at']} ({lr['duration_s']} s)",
+                  markup=False, highlight=False)
+    out.print(f"next run: {d.get('next_run') or '-'}", markup=False, highlight=False)
+    roots = d.get("roots", {})
+    if roots:
+        out.print("sources: " + "; ".join(f"{n} {r['state']}" + (f" ({r['root']})" if r["state"] != "ok" else "")
+                                          for n, r in roots.items()), markup=False, highlight=False)
+    cov = d.get("coverage") or []
+    if cov:
+        out.print("coverage (source → indexed):", markup=False, highlight=False)
+        for c in cov:
+            dup = f", {c['duplicates']} duplicates" if c.get("duplicates") else ""
+            mark = "ok" if c.get("ok") else "[red]MISMATCH[/red]"
+            out.print(escape(f"  {c['source']:<12} {c['entity']:<10} {c['source_units']} → {c['indexed']}{dup}  ")
+                      + mark, highlight=False)
+    counts = d.get("counts") or {}
+    main = ", ".join(f"{counts[k]} {label}" for k, label in _MAIN_COUNTS if isinstance(counts.get(k), int))
+    if main:
+        out.print(f"index: {main}", markup=False, highlight=False)
     for n in d.get("notes", []):
         out.print(f"[yellow]{n['code']}[/yellow] " + escape(n["message"]))
-    for name, r in d.get("roots", {}).items():
-        if r["state"] != "ok":
-            out.print(f"  source {name}: {r['state']} ({r['root']})", markup=False, highlight=False)
-    for name, c in sorted(d["counts"].items()):
-        out.print(f"  {name:<18} {text(c)}", markup=False)
+    if d["last_run"]:
+        for w in d["last_run"].get("warnings") or []:  # coded notes that lost nothing (copied account, new types)
+            out.print(f"[yellow]{w['code']}[/yellow] {escape(str(w.get('source', '')))} "
+                      f"{escape(str(w.get('unit', '')))}: {escape(str(w.get('message', '')))}")
+    for surface, u in sorted(((d.get("usage") or {}).get("by_surface") or {}).items()):
+        lat = u["latency_ms"]
+        errs = ", ".join(f"{c} {n}" for c, n in u["errors"].items()) or "none"
+        _say(f"usage ({surface}, {d['usage']['days']} days): {u['searches']} searches; zero-result "
+             f"{u['zero_result_rate']:.0%}, weak {u['weak_rate']:.0%}, degraded {u['degraded_share']:.0%}, both "
+             f"kinds of evidence {u['both_evidence_share']:.0%}; P50 ≤ {lat['p50']} ms, P95 ≤ {lat['p95']} ms; "
+             f"errors {errs}")
+    out.print(f"errors: {len(d['errors'])}" if d["errors"] else "errors: none", markup=False, highlight=False)
     for e in d["errors"]:
-        out.print(f"[red]{e['code']}[/red] " + escape(f"{e['source']} {e['unit']}: {e['message']}"))
+        out.print(f"  [red]{e['code']}[/red] " + escape(f"{e['source']} {e['unit']}: {e['message']}"))
 
 
 def print_sources(d: dict[str, Any]) -> None:
@@ -135,22 +196,28 @@ def _where(lane: str, it: dict[str, Any]) -> str:
 
 
 def print_search(d: dict[str, Any]) -> None:
+    """The query, how it was read (intent), how strong the answer is, who did it (numbered, with why and
+    evidence), then each lane's items with their snippets."""
     r = d["routing"]
-    out.print(f"[bold]{escape(d['query'])}[/bold]  "
-              + escape(f"intent={r['intent']} (intent confidence {r['confidence']}) — {r['reason']}"))
+    out.print(f"[bold]{escape(d['query'])}[/bold]")
+    _say(f"  intent {r['intent']} (intent confidence {r['confidence']}): {r['reason']}", "dim")
     m = d.get("match")
     if m:
         style = {"strong": "green", "weak": "yellow", "none": "red"}[m["level"]]
         facts = [f"{k} {m[k]}" for k in ("similarity", "coverage") if m.get(k) is not None]
         facts += [f"unknown: {', '.join(m['unknown_terms'])}"] if m.get("unknown_terms") else []
         out.print(f"[{style}]match: {m['level']}[/{style}]" + escape(f" ({'; '.join(facts)})" if facts else ""))
-    for a in d.get("actors", []):
-        out.print("[cyan]actor[/cyan] " + escape(f"{a.get('name')} [{a['kind']}/{a['source']}] fit="
-                                                 f"{a.get('confidence')} dispatch={a.get('dispatch', {}).get('mode')}"))
+    actors = d.get("actors", [])
+    if actors:
+        out.print(f"[bold]who[/bold] ({len(actors)})")
+    for i, a in enumerate(actors, 1):
+        mode = a.get("dispatch", {}).get("mode")
+        _say(f"  {i}. {a.get('name')}", "cyan")
+        _say(f"     {a['kind']}, {a['source']}; fit {a.get('confidence')}; hand over as {mode}")
         if a.get("context") or a.get("description"):
-            out.print("   " + (a.get("context") or a.get("description")), markup=False)
-        out.print("   why: " + "; ".join(a.get("why", [])), markup=False)
-        out.print("   evidence: " + ", ".join(e["id"] for e in a["evidence"]), markup=False)
+            _say(f"     did: {_plain(a.get('context') or a.get('description'))}")
+        _say("     why: " + "; ".join(a.get("why", [])))
+        _say("     evidence: " + ", ".join(e["id"] for e in a["evidence"]))
     for lane in ("episodes", "code", "skills"):
         ln = d["lanes"].get(lane)
         if not ln:
@@ -158,9 +225,11 @@ def print_search(d: dict[str, Any]) -> None:
         flag = f" [yellow]degraded: {escape(str(ln.get('degradation_reason')))}[/yellow]" if ln.get("degraded") else ""
         out.print(f"[bold]{lane}[/bold] ({len(ln['items'])}){flag}")
         for it in ln["items"]:
-            out.print(f"  • {_where(lane, it)}", markup=False)
+            _say(f"  • {_where(lane, it)}")
             if it.get("snippet"):
-                out.print(Text(f"    {it['snippet']}", style="dim"), highlight=False)
+                lines = [ln.strip() for ln in str(it["snippet"]).splitlines() if ln.strip()]
+                for ln in lines:
+                    _say(f"    {ln}", "dim")
     for w in d.get("warnings", []):
         out.print(f"[yellow]{w['code']}[/yellow] " + escape(f"{w['lane']}: {w['message']}"))
     for e in d.get("errors", []):
@@ -180,7 +249,55 @@ def _print_points(title: str, points: list[dict[str, Any]]) -> None:
         out.print(f"[bold]{title}[/bold]")
     for p in points:
         ev = ", ".join(e["id"] for e in p.get("evidence", []))
-        out.print(Text(f"  • {_plain(p['text'])}" + (f"  [{ev}]" if ev else "")), highlight=False)
+        _say(f"  • {_plain(p['text'])}" + (f"  [{ev}]" if ev else ""))
+
+
+def print_task_answer(d: dict[str, Any]) -> None:
+    """A card's answer to `--task`: an agent's fit, a skill's applicability, limits, typical errors, checklist."""
+    _print_points("task fit", d.get("task_fit", []))
+    ta = d.get("task_answer")
+    if ta:
+        out.print(Text(f"task: {ta['task']}  (matched: {', '.join(ta['matched_terms']) or '-'})", style="bold"))
+        for section in ("applicability", "limits", "typical_errors", "checklist"):
+            _print_points(section.replace("_", " "), ta[section])
+
+
+_ROW_HEADS = ("name", "display_name", "title", "text", "note", "path", "summary")
+_ROW_IDS = ("id", "episode_id", "actor_id", "skill_id", "session_id")
+
+
+def _row(row: dict[str, Any]) -> str:
+    """One list item of a card as a line: its name or text first, its other facts, its id last in brackets
+    (not `k=v, k=v` in the order the document happens to hold them)."""
+    head = next((k for k in _ROW_HEADS if row.get(k) not in (None, "", [], {})), None)
+    ident = next((k for k in _ROW_IDS if row.get(k) not in (None, "") and k != head), None)
+    facts = [f"{k} {_when(v)}" for k, v in row.items()  # nested lists (evidence refs) stay in --json
+             if k not in (head, ident) and v not in (None, "") and not isinstance(v, list | dict)]
+    line = _plain(row[head]) if head else ""
+    if facts:
+        line = f"{line} — {'; '.join(facts)}" if line else "; ".join(facts)
+    return f"{line}  [{row[ident]}]" if ident else line
+
+
+_ISO_TIME = re.compile(r"^(\d{4}-\d\d-\d\d)T(\d\d:\d\d)[\d:.]*(Z|[+-]\d\d:\d\d)?$")
+
+
+def _when(v: Any) -> str:
+    """A value as a short fact: an ISO timestamp to the minute (`2026-09-19 08:32Z`), anything else as text."""
+    m = _ISO_TIME.match(v) if isinstance(v, str) else None
+    return f"{m[1]} {m[2]}{'Z' if m[3] in ('Z', '+00:00') else (m[3] or '')}" if m else _plain(v)
+
+
+def _print_code(d: dict[str, Any]) -> None:
+    """A code card's text as code: its own line breaks, each line numbered from the chunk's first line."""
+    text_ = _UNTRUSTED.sub("", str(d.get("text") or ""))
+    first = int(d.get("start_line") or 1)
+    lines = text_.splitlines() or [""]
+    width = len(str(first + len(lines) - 1))
+    out.print(f"[bold]lines {first}-{d.get('end_line') or first + len(lines) - 1}[/bold]"
+              + escape(f" ({d.get('language') or '-'})"))
+    for i, line in enumerate(lines):
+        out.print(Text(f"{first + i:>{width}} │ {line}"), highlight=False, soft_wrap=True)
 
 
 def print_card(d: dict[str, Any]) -> None:
@@ -189,36 +306,38 @@ def print_card(d: dict[str, Any]) -> None:
     name = d.get("display_name") or d.get("name") or d.get("title") or d.get("path") or ""
     ident = d.get("actor_id") or d.get("skill_id") or d.get("episode_id") or d.get("id")
     out.print(Text(f"{kind}: {_plain(name)}", style="bold"), highlight=False)
-    out.print(Text(f"  id {ident}   index {d['index_rev']}"), highlight=False)
+    _say(f"  id {ident}")
+    _say(f"  index {d['index_rev']}")
+    print_task_answer(d)  # what --task asked comes first, before front matter and hashes
     skip = {"schema", "index_rev", "display_name", "name", "title", "actor_id", "skill_id", "episode_id", "id",
             "task_answer", "task_fit", "truncated", "notices", "body", "transcript"}
+    if kind == "code":
+        _print_code(d)
+        skip |= {"text", "start_line", "end_line", "language"}
     for key, v in d.items():
         if key in skip or v in (None, [], {}):
             continue
         if isinstance(v, list) and v and isinstance(v[0], dict):
             out.print(f"[bold]{key}[/bold] ({len(v)})")
             for row in v[:20]:
-                out.print(Text(f"  • {_plain(row)}"), highlight=False)
+                _say(f"  • {_row(row)}")
+        elif isinstance(v, list):
+            out.print(f"[bold]{key}[/bold] ({len(v)})")
+            for x in v[:20]:
+                _say(f"  • {_plain(x)}")
         elif isinstance(v, dict):
             out.print(f"[bold]{key}[/bold]")
             for k, x in v.items():
                 if x not in (None, [], {}):
-                    out.print(Text(f"  {k}: {_plain(x)}"), highlight=False)
+                    _say(f"  {k}: {_plain(x)}")
         else:
             out.print(Text(f"{key}: {_plain(v)}"), highlight=False)
     if d.get("body"):
         out.print("[bold]body[/bold]")
         out.print(Text(_UNTRUSTED.sub("", d["body"]), style="dim"), highlight=False)
     for ev in d.get("transcript", []):
-        out.print(Text(f"  #{ev.get('seq')} {ev['role']}{' ' + ev['tool'] if ev.get('tool') else ''}"
-                       f"{' ERROR' if ev.get('is_error') else ''}: {_plain(ev.get('text'))[:300]}", style="dim"),
-                  highlight=False)
-    _print_points("task fit", d.get("task_fit", []))
-    ta = d.get("task_answer")
-    if ta:
-        out.print(Text(f"task: {ta['task']}  (matched: {', '.join(ta['matched_terms']) or '-'})", style="bold"))
-        for section in ("applicability", "limits", "typical_errors", "checklist"):
-            _print_points(section.replace("_", " "), ta[section])
+        _say(f"  #{ev.get('seq')} {ev['role']}{' ' + ev['tool'] if ev.get('tool') else ''}"
+             f"{' ERROR' if ev.get('is_error') else ''}: {_plain(ev.get('text'))[:300]}", "dim")
     for n in d.get("notices", []):
         out.print(f"[yellow]{escape(n['code'])}[/yellow] " + escape(n["message"]))
     for c in d.get("truncated", []):
@@ -256,24 +375,43 @@ def print_schedule(d: dict[str, Any]) -> None:
 
 
 # -- dispatch ---------------------------------------------------------------------------------
-def print_dispatch(d: dict[str, Any]) -> None:
+def _bullets(title: str, items: list[Any]) -> None:
+    """A titled list, one item a line (never comma-joined); nothing when empty."""
+    if items:
+        out.print(f"   [bold]{title}[/bold]")
+    for x in items:
+        _say(f"     • {_plain(x)}")
+
+
+def _target_line(t: dict[str, Any]) -> str:
+    d = t["dispatch"]
+    av = "available" if d["available"] else "not available: " + "; ".join(d["reasons"])
+    return f"{t['name']} ({t.get('kind', '-')}, {t['actor_id']}) via {t['choice']}; {d['mode']} {av}"
+
+
+def print_dispatch(d: dict[str, Any], brief: bool = False) -> None:
+    """The plan: who gets the task and why, then the task's acceptance and constraints, the risks, and what
+    the context pack holds; `brief` (a commit after its dry run was shown) prints only what it recorded."""
     t = d.get("target")
-    if t:
-        av = "available" if t["dispatch"]["available"] else "not available: " + "; ".join(t["dispatch"]["reasons"])
-        out.print(f"[bold]{d['mode']}[/bold] → " + escape(f"{t['name']} ({t['actor_id']}) via {t['choice']}; "
-                                                        f"{t['dispatch']['mode']} {av}"))
-        out.print("   why: " + "; ".join(t["why"]), markup=False)
+    if t and not brief:
+        out.print(f"[bold]{d['mode']}[/bold] → " + escape(_target_line(t)))
+        _say("   why: " + "; ".join(t["why"]))
     pack = d["context_pack"]
-    for label, key in (("prior episodes", "prior_episodes"), ("code refs", "code_refs"), ("skills", "skills"),
-                       ("risks", "risks")):
-        out.print(f"   {label}: {len(pack[key])}", markup=False)
-    if d.get("handoff"):
-        calls = ", ".join(c["tool"] for c in d["handoff"]["tool_calls"]) or "none (a package only)"
-        out.print(f"   handoff {d['handoff']['assignment_id']}: tool calls {calls}; execution "
-                  f"{d['handoff']['execution']}", markup=False)
+    if not brief:
+        _bullets("acceptance", pack.get("acceptance") or [])
+        _bullets("constraints", pack.get("constraints") or [])
+        _bullets("risks", pack.get("risks") or [])
+        _say("   context: " + ", ".join(f"{len(pack[k])} {label}" for label, k in (
+            ("prior episodes", "prior_episodes"), ("code refs", "code_refs"), ("skills", "skills"),
+            ("artifacts", "artifacts")) if k in pack))
+        if d.get("handoff"):
+            calls = ", ".join(c["tool"] for c in d["handoff"]["tool_calls"]) or "none (a package only)"
+            _say(f"   handoff {d['handoff']['assignment_id']}: tool calls {calls}; execution "
+                 f"{d['handoff']['execution']}")
     if d.get("assignment"):
         a = d["assignment"]
-        out.print(("[green]recorded[/green] " if a["created"] else "[yellow]already recorded[/yellow] ")
+        out.print(f"[bold]{d['mode']}[/bold] → " + ("[green]recorded[/green] " if a["created"]
+                                                    else "[yellow]already recorded[/yellow] ")
                   + escape(f"{a['assignment_id']} → {a['package_file']}"))
     if d.get("suggestion"):
         out.print("   suggestion: create a new actor " + escape(d["suggestion"]["name"]))
@@ -281,6 +419,35 @@ def print_dispatch(d: dict[str, Any]) -> None:
         out.print(f"[yellow]{w['code']}[/yellow] " + escape(w["message"]))
     for e in d.get("errors", []):
         out.print(f"[red]{e['code']}[/red] " + escape(e["message"]))
+
+
+def print_handoff(d: dict[str, Any], plan_shown: bool = False) -> None:
+    """`akw dispatch show`: the recorded knowledge.handoff/v1 package as a person reads it (--json: the document);
+    `plan_shown` (the demo, right after the dry run) leaves out what the plan already said."""
+    a, h = d["assignment"], d["handoff"]
+    pack = h["context_pack"]
+    out.print(Text(f"handoff {h['assignment_id']}  (dispatch {h['dispatch_id']}; {a.get('status')}, "
+                   f"execution {h['execution']})", style="bold"), highlight=False)
+    _say(f"   task: {_plain(h['task'].get('title') or h['task'].get('text'))}")
+    if not plan_shown:
+        _say(f"   to: {_target_line({**h['target'], 'choice': a.get('choice', '-')})}")
+    _say(f"   requested by {a.get('requested_by')} at {a.get('created_at')}; deadline "
+                   f"{h['task'].get('deadline') or '-'}")
+    if not plan_shown:
+        _bullets("why", a.get("why") or [])
+        _bullets("acceptance", h["task"].get("acceptance") or [])
+        _bullets("constraints", h["task"].get("constraints") or [])
+        _bullets("risks", pack.get("risks") or [])
+    _bullets("prior episodes", [f"{e['episode_id']}  {(e.get('time') or '')[:10]}  {e.get('outcome') or '-'}"
+                                for e in pack.get("prior_episodes", [])])
+    _bullets("code refs", [f"{c['path']}:{c['start_line']}-{c['end_line']}  ({c.get('workspace')})"
+                           for c in pack.get("code_refs", [])])
+    _bullets("skills", [f"{k['name']} ({k.get('uses', 0)} uses)" for k in pack.get("skills", [])])
+    calls = ", ".join(c["tool"] for c in h.get("tool_calls", [])) or "none (a package only)"
+    _say(f"   tool calls ({h['execution'].replace('_', ' ')}): {calls}")
+    if h.get("requires"):
+        _say(f"   needs: {h['requires']}")
+    _say(f"   package: {d['package_file']}")
 
 
 def print_outbox(d: dict[str, Any]) -> None:
@@ -321,25 +488,47 @@ def print_fixtures(d: dict[str, Any]) -> None:
     for k, v in sorted(d["counts"].items()):
         t.add_row(Text(k), Text(text(v)))
     out.print(t)
-    _print_env(d["env"])
+    _print_env(d["env"], then='akw reindex && akw search "кто уже мигрировал iya.ru?"')
+
+
+def _print_skill_brief(card: dict[str, Any]) -> None:
+    """UJ-2: the skill's answer to the task first, then who used it and what ships with it (the whole card:
+    `akw get skill NAME --task …`)."""
+    src = card.get("source") or {}
+    where = src.get("workspace_id") or src.get("account") or src.get("root_path") if isinstance(src, dict) else src
+    kind = src.get("root_kind") if isinstance(src, dict) else None
+    out.print(Text(f"skill {card['name']}  ({', '.join(str(x) for x in (kind, where, card.get('status')) if x)})",
+                   style="bold"), highlight=False)
+    if card.get("when_to_use"):
+        _say(f"  when to use: {_plain(card['when_to_use'])}")
+    print_task_answer(card)
+    u = card.get("usage") or {}
+    if isinstance(u, dict) and u.get("uses") is not None:
+        _say(f"used {u['uses']}× by {u.get('actors', 0)} actor(s); first {str(u.get('first_used_at') or '-')[:10]}, "
+             f"last {str(u.get('last_used_at') or '-')[:10]}")
+    files = [r["path"] for r in card.get("resources") or []]
+    if files:
+        out.print(Text(f"ships: {', '.join(files)}"), highlight=False)
 
 
 def print_demo(d: dict[str, Any]) -> None:
     print_reindex(d["reindex"])
-    for name, resp in d["scenarios"].items():
-        out.rule(escape(name))
-        print_search(resp)
-    if d.get("dispatch"):
-        out.rule(escape(d["dispatch"]["title"]))
-        print_dispatch(d["dispatch"]["dry_run"])
-        print_dispatch(d["dispatch"]["commit"])
-        pkg = d["dispatch"]["outbox"]
-        out.print(f"outbox package: {pkg['package_file']} ({pkg['handoff']['schema']}, "
-                  f"execution {pkg['handoff']['execution']})", markup=False, highlight=False)
-    out.rule("UJ-5 status")
-    st = d["status"]
-    out.print(f"state={st['state']} index_rev={st['index_rev']} next_run={st['next_run']} db_bytes={st['db_bytes']}",
-              markup=False)
+    for j in d["journeys"]:
+        out.rule(escape(f"{j['id']} · {j['question']}"))
+        r = j["result"]
+        if j["kind"] == "search":
+            print_search(r)
+        elif j["kind"] == "skill":
+            _print_skill_brief(r)
+        elif j["kind"] == "dispatch":
+            print_dispatch(r["dry_run"])
+            print_dispatch(r["commit"], brief=True)
+            print_handoff(r["outbox"], plan_shown=True)
+        else:
+            print_status(r)
+    out.rule("next")
+    for step in d.get("next_steps", []):
+        _say(f"  {step['what']}: {step['command']}")
     _print_env(d["env"])
 
 

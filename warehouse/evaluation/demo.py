@@ -15,14 +15,16 @@ from warehouse.search.request import search_request
 if TYPE_CHECKING:
     from warehouse.extract.base import Progress
 
-# the scenarios `akw demo` runs: (title, query, mode)
-DEMO_SCENARIOS = (
-    ("UJ-1 who already migrated iya.ru?", "Кто уже занимался переносом сайта iya.ru на новый сервер?", "auto"),
-    ("UJ-2 everything about the deploy-iya-ru skill", "deploy-iya-ru skill for a deployment", "find_skill"),
-    ("UJ-4 what do we know about TLS certificates?", "what do we know about renewing TLS certificates", "auto"),
-)
-# UJ-3 "hand the task to the best performer": a dry run, then a confirmed commit of the same request
-DEMO_DISPATCH_TITLE = "UJ-3 hand a task to the best performer (dry run → commit → outbox package)"
+# the manager's story in spec §15's order: find the agent → open the skill → hand over the task, then what
+# the warehouse knows about a topic and how the index itself is doing. Each journey is (id, question, …).
+DEMO_WHO = ("UJ-1", "Who already migrated iya.ru to the new server?",
+            "Кто уже занимался переносом сайта iya.ru на новый сервер?", "auto")
+DEMO_SKILL = ("UJ-2", "Everything about the deploy-iya-ru skill, for this deployment task",
+              "deploy-iya-ru", "перенести сайт iya.ru на новый сервер")
+DEMO_DISPATCH_QUESTION = ("UJ-3", "Hand this task to the best performer (a dry run, then a commit)")
+DEMO_TOPIC = ("UJ-4", "What do we know about TLS certificates?", "what do we know about renewing TLS certificates",
+              "auto")
+DEMO_STATUS_QUESTION = ("UJ-5", "Is the index healthy, and when does it run next?")
 DEMO_DISPATCH = {
     "schema": "knowledge.dispatch/v1",
     "dispatch_id": "demo-uj3-mysql-access",
@@ -32,7 +34,13 @@ DEMO_DISPATCH = {
              "constraints": ["do not restart production MySQL during business hours"]},
     "target": "auto",
 }
-
+# what to try next, printed after the journeys (commands as a user types them, with the demo's env)
+DEMO_NEXT_STEPS = (
+    ("the apps", "pip install -e '.[apps]' && marimo run notebooks/search.py   (settings, explore, eval, bench "
+                 "too: docs/notebooks.md)"),
+    ("agents", "pip install -e '.[mcp]' && akw mcp   (the knowledge_* tools over MCP stdio: docs/mcp.md)"),
+    ("your own data", "akw reindex   (finds ~/.claude and ~/.codex; DSH_HOME / AUTOCLAW_ROOT for the others: README)"),
+)
 
 DEMO_RETENTION_DAYS = 36500  # the demo's generated sessions are dated 2026-09 and must not age out
 # the demo's own Claude Code and Codex homes (`out/claude`, `out/codex`), indexed beside DSH and AutoClaw
@@ -43,8 +51,9 @@ DEMO_CODEX_SESSIONS = 4
 
 def run_demo(cls: Any, out: Path, sessions: int, seed: int, progress: Progress | None = None,
              log: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Generate into `out` (unless present), index, run UJ-1/2/4 searches, the UJ-3 dispatch (dry run,
-    confirmed commit, the outbox package) and UJ-5 status; the demo's own home is `out/akw-home`.
+    """Generate into `out` (unless present), index, then the five journeys in the story's order: who did it
+    (UJ-1), the skill card answering the task (UJ-2), the hand-over as a dry run and a confirmed commit with
+    its outbox package (UJ-3), a topic (UJ-4) and the index's status (UJ-5); the demo's home is `out/akw-home`.
     `cls` is `warehouse.api.Warehouse`, handed down by the API (which sits above this stage)."""
     if not (out / "manifest.json").exists() or not (out / "claude").is_dir():
         if log:
@@ -59,11 +68,17 @@ def run_demo(cls: Any, out: Path, sessions: int, seed: int, progress: Progress |
     doc["env"] = {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
                   "AKW_HOME": str(wh.paths.home), "CLAUDE_CONFIG_DIR": str(wh.paths.claude_home),
                   "CODEX_HOME": str(wh.paths.codex_home)}
-    doc["scenarios"] = {name: wh.search(search_request(q, mode, 6)) for name, q, mode in DEMO_SCENARIOS}
+    (uj1, q1, ask1, mode1), (uj2, q2, skill, task), (uj4, q4, ask4, mode4) = DEMO_WHO, DEMO_SKILL, DEMO_TOPIC
+    journeys = doc["journeys"] = []
+    journeys.append({"id": uj1, "question": q1, "kind": "search", "result": wh.search(search_request(ask1, mode1, 6))})
+    journeys.append({"id": uj2, "question": q2, "kind": "skill", "result": wh.get_skill(skill, task=task)})
     plan = wh.dispatch({**DEMO_DISPATCH, "dry_run": True}, requested_by="demo")
     commit = wh.dispatch({**DEMO_DISPATCH, "dry_run": False, "commit": True, "confirm": True}, requested_by="demo")
-    doc["dispatch"] = {"title": DEMO_DISPATCH_TITLE, "dry_run": plan, "commit": commit,
-                       "outbox": wh.dispatch_show(DEMO_DISPATCH["dispatch_id"])}
-    doc["status"] = wh.status()
+    journeys.append({"id": DEMO_DISPATCH_QUESTION[0], "question": DEMO_DISPATCH_QUESTION[1], "kind": "dispatch",
+                     "result": {"dry_run": plan, "commit": commit,
+                                "outbox": wh.dispatch_show(DEMO_DISPATCH["dispatch_id"])}})
+    journeys.append({"id": uj4, "question": q4, "kind": "search", "result": wh.search(search_request(ask4, mode4, 6))})
+    journeys.append({"id": DEMO_STATUS_QUESTION[0], "question": DEMO_STATUS_QUESTION[1], "kind": "status",
+                     "result": wh.status()})
+    doc["next_steps"] = [{"what": what, "command": command} for what, command in DEMO_NEXT_STEPS]
     return doc
-

@@ -23,9 +23,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-import os
 import sqlite3
-import time
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from functools import partial
@@ -34,6 +32,7 @@ from typing import Any
 
 from warehouse.core import background, clock
 from warehouse.core.paths import Paths
+from warehouse.home import counter_store
 
 log = logging.getLogger("akw.access")
 
@@ -60,21 +59,7 @@ def counter_file(paths: Paths) -> Path:
 
 
 def _connect(f: Path) -> sqlite3.Connection:
-    f.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fresh = not f.exists()
-    con = sqlite3.connect(f, timeout=0.5)
-    try:
-        if fresh:
-            os.chmod(f, 0o600)
-        con.execute("PRAGMA journal_mode=WAL")
-        con.execute("PRAGMA synchronous=OFF")  # a lost increment after a crash is harmless
-        con.execute("PRAGMA secure_delete=ON")  # a deleted row's bytes are zeroed, not left in a free page
-        for ddl in SCHEMA:
-            con.execute(ddl)
-    except BaseException:
-        con.close()
-        raise
-    return con
+    return counter_store.connect(f, SCHEMA, secure_delete=True)  # a deleted row's bytes are zeroed
 
 
 def _now() -> str:
@@ -98,25 +83,9 @@ def _merge(a: Hits, b: Hits) -> Hits:
 
 def _write(f: Path, hits: Hits) -> None:
     """One transaction for a batch (on the writer thread); a locked file is retried, not waited on by reads."""
-    deadline = time.monotonic() + LOCKED_RETRY_S
     rows = [(e, h, t, _forgotten(e)) for e, (h, t) in sorted(hits.items())]
-    while True:
-        try:
-            con = _connect(f)
-            try:
-                with con:
-                    con.executemany(UPSERT, rows)
-            finally:
-                con.close()
-            return
-        except sqlite3.OperationalError as e:
-            if ("locked" not in str(e) and "busy" not in str(e)) or time.monotonic() > deadline:
-                log.warning("access counter not updated: %s", type(e).__name__)
-                return
-            time.sleep(0.05)
-        except (OSError, sqlite3.Error) as e:  # counting is best effort: the read already answered
-            log.warning("access counter not updated: %s", type(e).__name__)
-            return
+    counter_store.write_batch(f, SCHEMA, lambda con: con.executemany(UPSERT, rows), LOCKED_RETRY_S, log,
+                              "access counter", secure_delete=True)
 
 
 def record(paths: Paths, entities: Iterable[str], now: str | None = None) -> int:

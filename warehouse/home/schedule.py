@@ -148,12 +148,16 @@ class Due:
 
 
 def due(schedule: Schedule, runs: list[dict[str, Any]], state: dict[str, Any], now: datetime,
-        at_start: bool) -> Due:
-    """What a starter should run now. `runs`: runs.jsonl records; `state`: the schedule record."""
+        at_start: bool, reports: bool = False) -> Due:
+    """What a starter should run now. `runs`: runs.jsonl records; `state`: the schedule record. A good run
+    (manual or not) that finished after a slot covers it, unless the slot also writes a report (`reports`)."""
     ok = [parse_ts(r.get("finished_at")) for r in runs if r.get("outcome") in ("published", "noop")]
     last_ok = max((t for t in ok if t is not None), default=None)
     stale = last_ok is None or now.astimezone(UTC) - last_ok > timedelta(hours=schedule.stale_after_hours)
-    slot = latest_missed(schedule, parse_ts(state.get("last_slot")), now)
+    covered = parse_ts(state.get("last_slot"))
+    if last_ok is not None and not reports:  # a reindex after the slot already made the index fresh
+        covered = max(covered or last_ok, last_ok)
+    slot = latest_missed(schedule, covered, now)
     if slot is not None:
         return Due("slot", slot, stale)
     if at_start and stale and schedule.run_on_start_if_stale and schedule.mode != "manual":

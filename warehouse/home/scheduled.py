@@ -26,7 +26,7 @@ def show(paths: Paths, settings: Settings, now: datetime | None = None) -> dict[
     s = settings.schedule
     tz = sch.zone(s.timezone)
     runs = read_runs(paths)
-    d = sch.due(s, runs, sch.read_state(paths), now, at_start=True)
+    d = sch.due(s, runs, sch.read_state(paths), now, at_start=True, reports=settings.reports.on_schedule)
     last = runs[-1] if runs else None
     return {
         "enabled": settings.enabled, "mode": s.mode, "times": list(s.times), "timezone": s.timezone,
@@ -62,7 +62,7 @@ def run_due(paths: Paths, settings: Settings, reindex: Run, report: Run, now: da
         if not mine:
             return {**doc, "reason": "busy", "message": "another scheduler is starting a run"}
         state = sch.read_state(paths)
-        d = sch.due(settings.schedule, read_runs(paths), state, now, at_start)
+        d = sch.due(settings.schedule, read_runs(paths), state, now, at_start, reports=settings.reports.on_schedule)
         if d.reason is None:
             nxt = sch.next_runs(settings.schedule, now, 1)
             return {**doc, "reason": "not_due", "next_run": nxt[0].astimezone(tz).isoformat() if nxt else None}

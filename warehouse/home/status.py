@@ -9,7 +9,7 @@ from warehouse.core.paths import Paths
 from warehouse.core.settings import Settings
 from warehouse.core.source_roots import root_states
 from warehouse.core.tokenizer import CYRILLIC_INDEX_SHARE
-from warehouse.home import generation
+from warehouse.home import generation, usage
 from warehouse.home.runs import read_runs, run_in_progress
 from warehouse.home.schedule import next_run
 from warehouse.home.state import load_all_units
@@ -92,12 +92,14 @@ def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dic
         "documents": documents,
         "last_run": {**{k: last.get(k) for k in ("run_id", "mode", "outcome", "started_at", "finished_at",
                                                    "duration_s", "index_rev", "errors")},
-                     **({"warnings": last["warnings"]} if last.get("warnings") else {})} if last else None,
+                     **({"warnings": last["warnings"]} if last.get("warnings") else {}),
+                     **({"first_build": True} if last.get("first_build") else {})} if last else None,
         "interrupted_run": in_progress,
         "notes": notes,
         "next_run": nxt.isoformat() if nxt else None,
         "db_bytes": gen.path.stat().st_size if gen else 0,
         "counts": build.get("counts", {}),
+        "usage": usage.summary(paths),  # content-free answer metrics per surface, last 7 days (FR-9)
         "coverage": build.get("coverage"),
         "roots": {name: r.to_dict() for name, r in roots.items()},
         "sources": per_source,

@@ -22,7 +22,7 @@ from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.paths import Paths
 from warehouse.core.settings import Settings
 from warehouse.core.sqlfiles import query_sql
-from warehouse.home import generation
+from warehouse.home import generation, usage
 from warehouse.home.tombstones import KINDS, Tombstones
 from warehouse.lifecycle import residue
 from warehouse.lifecycle.hooks import run_forget_hooks
@@ -176,6 +176,8 @@ def forget(paths: Paths, settings: Settings, target: Target, confirm: bool = Fal
         for f in [*_files_naming(paths.outbox, target), *_files_naming(paths.reports_dir, target)]:
             _remove(f)
         hooks = run_forget_hooks(paths, target.item_ids())
+        if kind == "all":  # the usage counts name nothing, but "everything" means them too
+            hooks["usage"] = int(usage.clear(paths))
         run = run_locked(paths, settings, "full")
         dropped = _drop_other_generations(paths)
     remaining = residue.scan(paths.home, target.needles)

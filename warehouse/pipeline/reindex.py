@@ -79,6 +79,8 @@ def _run(paths: Paths, settings: Settings, mode: str, progress: Progress | None,
         "run_id": run_id, "mode": mode, "started_at": started_at,
         "index_rev": rev, "extract": extract, "errors": [e for s in extract["sources"] for e in s["errors"]],
     }
+    if published is None and snapshot is None:  # nothing to be incremental over: say so (status, the CLI)
+        record["first_build"] = True
     warnings = [{"source": s["source"], **w} for s in extract["sources"] for w in s.get("warnings", [])]
     if warnings:  # coded notes that lost nothing (a newer tool's line types): not errors, not degraded
         record["warnings"] = warnings

@@ -8,8 +8,8 @@ from typing import Annotated
 import typer
 
 from warehouse.api import os_user
-from warehouse.cli.app import JsonOpt, dispatch_app, emit, errors, home_options, out, read_request, wh
-from warehouse.cli.render import print_dispatch, print_outbox
+from warehouse.cli.app import JsonOpt, dispatch_app, emit, errors, home_options, read_request, wh
+from warehouse.cli.render import print_dispatch, print_handoff, print_outbox
 from warehouse.core.errors import Code, KnowledgeError
 
 
@@ -30,16 +30,29 @@ def dispatch_cmd(
                                  field="request")
         text = read_request(request)
         if yes:
-            try:
-                doc = json.loads(text)
-            except (ValueError, RecursionError):  # the API answers it with its coded error
-                doc = None
-            if isinstance(doc, dict):
-                text = json.dumps({**doc, "confirm": True}, ensure_ascii=False)
+            text = _confirmed(text)
         doc = wh(ctx).dispatch(text, requested_by=f"cli:{os_user()}")
         emit(as_json, doc, print_dispatch)
     if doc["errors"]:
         raise typer.Exit(code=1)
+
+
+def _confirmed(text: str) -> str:
+    """The request with `confirm: true`. `--yes` confirms a commit, so a request that is still a plan
+    (`dry_run` true or left out, or no `commit: true`) is refused rather than silently run as a dry run."""
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):  # the API answers it with its coded error
+        return text
+    if not isinstance(doc, dict):
+        return text
+    if doc.get("dry_run", True) is not False or doc.get("commit") is not True:
+        said = f"dry_run: {json.dumps(doc.get('dry_run', True))}, commit: {json.dumps(doc.get('commit', False))}"
+        raise KnowledgeError(Code.INVALID_REQUEST,
+                             f"--yes confirms a commit, but this request is a plan only ({said}); to record it set "
+                             '"dry_run": false and "commit": true in the request, or drop --yes for a dry run',
+                             field="dry_run")
+    return json.dumps({**doc, "confirm": True}, ensure_ascii=False)
 
 
 @dispatch_app.command("list")
@@ -56,5 +69,4 @@ def dispatch_show(ctx: typer.Context, ident: Annotated[str, typer.Argument(help=
                   as_json: JsonOpt = False) -> None:
     """One recorded dispatch: its assignment row and its knowledge.handoff/v1 package."""
     with errors(as_json):
-        emit(as_json, wh(ctx).dispatch_show(ident),
-             lambda d: out.print(json.dumps(d, ensure_ascii=False, indent=1), markup=False, highlight=False))
+        emit(as_json, wh(ctx).dispatch_show(ident), print_handoff)

@@ -85,7 +85,7 @@ def eval_cmd(
                                                         help="Also gate empty-answer false hits.")] = None,
     out_dir: Annotated[Path, typer.Option("--out", help="Folder for eval-<index_rev>.json.")] = Path("reports"),
     semantic: Annotated[str, typer.Option(
-        "--semantic", help="off | on | both | auto (both when the [semantic] extra is installed).")] = "auto",
+        "--semantic", help="off | on | both | auto (both when the \\[semantic] extra is installed).")] = "auto",
     as_json: JsonOpt = False,
 ) -> None:
     """Run the golden set on generated data; recall@k, MRR, nDCG, zero-result, false hits; gate on thresholds."""
@@ -127,7 +127,7 @@ def bench(
 @app.command("mcp")
 @home_options
 def mcp_cmd(ctx: typer.Context) -> None:
-    """Serve the nine knowledge_* tools over MCP stdio (docs/mcp.md); needs the [mcp] extra."""
+    """Serve the knowledge_* tools over MCP stdio (docs/mcp.md); needs the \\[mcp] extra."""
     try:
         from warehouse.mcp.server import main as serve
     except ImportError:
