@@ -188,6 +188,10 @@ def test_search_skill_card_and_dry_run_dispatch_in_a_browser(wh: Warehouse, env:
 
         choose(d, "Навыки")
         wait_for(lambda: buttons(d, "Карточка навыка"), what="skill results")
+        skill_heads = [c.text.split("\n")[0] for c in d.find_elements("css selector", ".akw-card")]
+        # a lane item shows the answer's match and its rank, not a lane score beside another lane's
+        assert skill_heads and all("skills · skills" not in h and "релевантность" not in h for h in skill_heads)
+        assert any("совпадение ответа" in h and "№1" in h for h in skill_heads), skill_heads
         click(d, buttons(d, "Карточка навыка")[0])
         card = wait_for(lambda: d.find_element("id", "skill-card"), what="the skill card")
         wait_for(lambda: "mysql-access-restore" in card.text, what="the skill card text")

@@ -42,6 +42,7 @@ def test_searches_are_counted_per_surface_with_rates_latency_and_error_codes(wh:
 
 def test_the_store_holds_counts_only_and_forget_all_clears_it(wh: Warehouse) -> None:
     q(wh, "quetzalcoatl-migration of the billing cluster")
+    assert wh.usage()["by_surface"]["api"]["searches"] == 1  # counted in memory, written before a read
     store = usage.store_file(wh.paths)
     raw = b"".join(p.read_bytes() for p in store.parent.glob(store.name + "*"))
     assert raw and b"quetzalcoatl" not in raw and b"billing" not in raw

@@ -45,7 +45,12 @@ TEXT: dict[str, dict[str, str]] = {
     "card.why": {"ru": "Почему", "en": "Why"},
     "card.evidence": {"ru": "Доказательства", "en": "Evidence"},
     "card.skills": {"ru": "Навыки", "en": "Skills"},
-    "card.confidence": {"ru": "релевантность", "en": "relevance"},
+    "card.fit": {"ru": "пригодность", "en": "fit"},
+    "card.match": {"ru": "совпадение ответа", "en": "answer match"},
+    "card.rank": {"ru": "№{n} в «{lane}»", "en": "#{n} in {lane}"},
+    "match.level.strong": {"ru": "сильное", "en": "strong"},
+    "match.level.weak": {"ru": "слабое", "en": "weak"},
+    "match.level.none": {"ru": "нет", "en": "none"},
     "language.gap": {"ru": "В индексе почти нет русского текста: вопрос по-русски об этой работе не найдёт её по "
                            "словам. Включите поиск по смыслу: `akw config set semantic.enabled=true`, затем "
                            "`akw reindex`.",
@@ -130,12 +135,15 @@ def result_cards(resp: dict[str, Any], mode: str) -> list[dict[str, Any]]:
         return cards
     lanes = resp.get("lanes") or {}
     first = LANE_FIRST.get(mode, "episodes")
+    level = (resp.get("match") or {}).get("level")
     for lane in sorted(lanes, key=lambda n: (n != first, n)):
-        for it in lanes[lane].get("items") or []:
+        for rank, it in enumerate(lanes[lane].get("items") or [], 1):
             actor = it.get("actor") or {}
+            # a lane's scores are not comparable with another's (a skill at 0.02 beside code at 1.00): an item
+            # shows the answer's match signal and its rank in its lane instead
             cards.append({"id": it["id"], "name": it.get("name") or it.get("path") or it.get("symbol") or it["id"],
-                          "kind": lane, "source": lane if lane in ("code", "skills") else it["id"].split(":")[1],
-                          "confidence": it.get("score"), "why": it.get("why") or [],
+                          "kind": lane, "source": None if lane in ("code", "skills") else it["id"].split(":")[1],
+                          "confidence": None, "match": level, "rank": rank, "why": it.get("why") or [],
                           "evidence": [it.get("event_id") or it.get("chunk_id") or it.get("path") or it["id"]],
                           "skills": [], "actor_id": actor.get("id"),
                           "skill": it.get("name") if lane == "skills" else None,
@@ -143,13 +151,23 @@ def result_cards(resp: dict[str, Any], mode: str) -> list[dict[str, Any]]:
     return cards
 
 
+def _signal(c: dict[str, Any], lang: str) -> str:
+    """An actor's fit (comparable among actors), or a lane item's answer match and rank in its lane."""
+    if isinstance(c.get("confidence"), int | float):
+        return f'{t("card.fit", lang)} {c["confidence"]:.2f}'
+    if c.get("match"):
+        return (f'{t("card.match", lang)}: {t("match.level." + c["match"], lang)} · '
+                + t("card.rank", lang).format(n=c.get("rank"), lane=c["kind"]))
+    return ""
+
+
 def card_html(c: dict[str, Any], lang: str) -> str:
-    conf = f"{c['confidence']:.2f}" if isinstance(c.get("confidence"), int | float) else "–"
     skills = ", ".join(plain(s) for s in c["skills"]) or "–"
+    head = " · ".join(x for x in (plain(c["kind"]), plain(c["source"]) if c.get("source") else "", _signal(c, lang))
+                      if x)
     return (f'<div class="akw-card" data-id="{escape(c["id"])}" style="border:1px solid #ccd;border-radius:8px;'
             f'padding:8px 12px;margin:6px 0">'
-            f'<b class="akw-card-name">{plain(c["name"])}</b> · {plain(c["kind"])} · {plain(c["source"])} · '
-            f'{t("card.confidence", lang)} {conf}'
+            f'<b class="akw-card-name">{plain(c["name"])}</b> · {head}'
             f'<div class="muted">{plain(c.get("detail"))[:300]}</div>'
             f'<div><b>{t("card.why", lang)}:</b>{_list(c["why"])}</div>'
             f'<div><b>{t("card.evidence", lang)}:</b>{_list(c["evidence"])}</div>'

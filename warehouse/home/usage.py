@@ -11,8 +11,11 @@ to count never fails the search.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import sqlite3
+import threading
+import time
 from bisect import bisect_left
 from datetime import UTC, timedelta
 from functools import partial
@@ -66,13 +69,38 @@ def bucket(ms: float) -> int:
     return bisect_left(BUCKETS_MS, ms)
 
 
+SUBMIT_EVERY_S = 2.0  # a process's counts are summed in memory and queued at most this often (and at exit)
+_pending: dict[Path, Batch] = {}
+_pending_lock = threading.Lock()
+_last_submit = 0.0
+
+
 def record(paths: Paths, surface: str, ms: float, doc: dict[str, Any] | None, error_code: str | None = None) -> bool:
-    """Queue one search's counts (written by the background writer); never waits for SQLite."""
+    """Add one search's counts to this process's running sums; they are queued for the background writer at
+    most every SUBMIT_EVERY_S (and at exit, and before a read), so a busy search loop costs one write every
+    couple of seconds, not one per search. Never waits for SQLite."""
+    global _last_submit
     day = clock.now().astimezone(UTC).strftime("%Y-%m-%d")
-    entry = {"counts": observe(doc, error_code), "latency": {bucket(ms): 1},
-             "errors": {error_code: 1} if error_code else {}}
+    entry = {(day, surface): {"counts": observe(doc, error_code), "latency": {bucket(ms): 1},
+                              "errors": {error_code: 1} if error_code else {}}}
     f = store_file(paths)
-    return background.WRITER.submit_batch(("usage", f), partial(_write, f), {(day, surface): entry}, _merge)
+    with _pending_lock:
+        _pending[f] = _merge(_pending[f], entry) if f in _pending else entry
+        due = time.monotonic() - _last_submit >= SUBMIT_EVERY_S
+    return submit() if due else True
+
+
+def submit() -> bool:
+    """Queue what this process counted so far (one batch per store) for the background writer."""
+    global _last_submit
+    with _pending_lock:
+        batches, _last_submit = dict(_pending), time.monotonic()
+        _pending.clear()
+    return all([background.WRITER.submit_batch(("usage", f), partial(_write, f), b, _merge)
+                for f, b in batches.items()])
+
+
+atexit.register(submit)  # registered after background's own exit flush, so it runs before it
 
 
 def _merge(a: Batch, b: Batch) -> Batch:
@@ -121,7 +149,8 @@ def _percentile(hist: dict[int, int], q: float) -> int | None:
 
 def summary(paths: Paths, days: int = 7) -> dict[str, Any]:
     """Per surface over the last `days` UTC days (today included): counts, rates and latency P50/P95."""
-    background.WRITER.flush(5.0)  # this process's queued searches first
+    submit()
+    background.WRITER.flush(5.0)  # this process's counted searches first
     since = (clock.now().astimezone(UTC) - timedelta(days=days - 1)).strftime("%Y-%m-%d")
     doc: dict[str, Any] = {"days": days, "since": since, "by_surface": {}}
     f = store_file(paths)
@@ -160,6 +189,8 @@ def summary(paths: Paths, days: int = 7) -> dict[str, Any]:
 
 def clear(paths: Paths) -> bool:
     """`forget all`: the store goes with everything else (it holds counts only)."""
+    with _pending_lock:
+        _pending.clear()
     background.WRITER.flush(5.0)
     removed = False
     for suffix in ("", "-wal", "-shm"):
