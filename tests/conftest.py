@@ -31,6 +31,22 @@ os.environ["CLAUDE_CONFIG_DIR"] = "/nonexistent/akw-tests/claude"
 os.environ["CODEX_HOME"] = "/nonexistent/akw-tests/codex"
 
 
+# The longest modules, longest first (seconds of one worker, measured in CI; tests/team/ needs PostgreSQL).
+# `make test` runs two xdist workers with --dist loadfile, which hands out whole modules in collection order:
+# starting with the long ones and ending with short ones keeps the two workers finishing together instead
+# of one waiting out a long module the other picked up last. Only the order changes, never what runs.
+LONG_MODULES = ("test_forget", "test_team_lake", "test_mcp_server", "test_cli_contract", "test_quality",
+                "test_hardening", "test_eval", "test_reindex", "test_notebooks", "test_states", "test_tool_histories",
+                "test_schedule", "test_search", "test_team_forget", "test_team_access", "test_cards",
+                "test_exclusions_retention", "test_generations", "test_dispatch", "test_access_mcp",
+                "test_access_leak", "test_bench", "test_team_bench")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(LONG_MODULES)}
+    items.sort(key=lambda it: rank.get(it.path.stem, len(rank)))  # stable: a module's own order is kept
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """What collection imported (the product, the SDKs, the browser driver) stays for the whole run:
     out of the cyclic GC's full passes, which otherwise walk it again and again in each worker."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -181,10 +182,16 @@ def subset(golden, tmp_path_factory: pytest.TempPathFactory) -> Path:  # type: i
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One eval data folder (6 sessions, seed 3) for the tests below: generated and indexed by the first,
-    reused by the next, as `akw eval` reuses its data between runs."""
-    return tmp_path_factory.mktemp("tiny")
+def tiny(small: BuiltHome, small_on: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One eval data folder (6 sessions, seed 3) for the tests below, as an earlier `akw eval` of the same
+    data would have left it: the suite's shared small sources (the same generator, sessions and seed) with
+    its built homes as `akw-home` and `akw-home-sem`. Eval reuses data between runs, and a home's vectors
+    by text hash, so each test reindexes what its settings change instead of embedding everything again."""
+    data = tmp_path_factory.mktemp("tiny")
+    shutil.copytree(small.src, data, dirs_exist_ok=True, symlinks=True)
+    small.copy(data / "akw-home")
+    small_on.copy(data / "akw-home-sem")
+    return data
 
 
 def test_eval_end_to_end_via_cli(subset: Path, tiny: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
