@@ -5,6 +5,10 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Let Python cache the project's bytecode (and pytest its rewritten tests) even where the environment says not
+# to: the suite starts a few hundred `akw`, build-child and MCP processes, and each would otherwise compile
+# the modules it imports again (__pycache__/ is git-ignored).
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: setup setup-core demo test test-team lint eval bench quality report clean
 
