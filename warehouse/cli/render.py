@@ -96,9 +96,7 @@ def print_reindex(doc: dict[str, Any]) -> None:
             rest = {k: v for k, v in m.items() if k != "check"}
             out.print(f"  {m.get('check')}: {text(rest)}", markup=False, highlight=False)
         return
-    build = doc.get("build") or {}
-    counts = build.get("counts") or {}
-    main = ", ".join(f"{counts[k]} {label}" for k, label in _MAIN_COUNTS if k in counts)
+    main = _main_counts((doc.get("build") or {}).get("counts") or {})
     out.print(f"{doc['outcome']} ({run_mode(doc)}): index_rev {doc['index_rev']} in {doc['duration_s']} s"
               + (f"; {main}" if main else ""), markup=False, highlight=False)
 
@@ -106,6 +104,10 @@ def print_reindex(doc: dict[str, Any]) -> None:
 # the counts a person reads first (every table's count: --json, or `akw status --json`)
 _MAIN_COUNTS = (("ak_episode", "episodes"), ("ak_actor", "actors"), ("ak_skill", "skills"),
                 ("ak_event", "events"), ("ak_memory", "memories"), ("ak_document", "documents"))
+
+
+def _main_counts(counts: dict[str, Any]) -> str:
+    return ", ".join(f"{counts[k]} {label}" for k, label in _MAIN_COUNTS if isinstance(counts.get(k), int))
 
 
 # -- team -----------------------------------------------------------------------------------------
@@ -153,8 +155,7 @@ def print_status(d: dict[str, Any]) -> None:
             mark = "ok" if c.get("ok") else "[red]MISMATCH[/red]"
             out.print(escape(f"  {c['source']:<12} {c['entity']:<10} {c['source_units']} → {c['indexed']}{dup}  ")
                       + mark, highlight=False)
-    counts = d.get("counts") or {}
-    main = ", ".join(f"{counts[k]} {label}" for k, label in _MAIN_COUNTS if isinstance(counts.get(k), int))
+    main = _main_counts(d.get("counts") or {})
     if main:
         out.print(f"index: {main}", markup=False, highlight=False)
     for n in d.get("notes", []):
@@ -244,12 +245,14 @@ def _plain(v: Any) -> str:
     return " ".join(_UNTRUSTED.sub("", text(v)).split())
 
 
+def _point(p: dict[str, Any]) -> str:
+    ev = ", ".join(e["id"] for e in p.get("evidence", []))
+    return _plain(p["text"]) + (f"  [{ev}]" if ev else "")
+
+
 def _print_points(title: str, points: list[dict[str, Any]]) -> None:
-    if points:
-        out.print(f"[bold]{title}[/bold]")
-    for p in points:
-        ev = ", ".join(e["id"] for e in p.get("evidence", []))
-        _say(f"  • {_plain(p['text'])}" + (f"  [{ev}]" if ev else ""))
+    """A card's points (task fit, applicability, checklist…), each with its evidence ids."""
+    _bullets(title, [_point(p) for p in points], indent=0)
 
 
 def print_task_answer(d: dict[str, Any]) -> None:
@@ -375,12 +378,13 @@ def print_schedule(d: dict[str, Any]) -> None:
 
 
 # -- dispatch ---------------------------------------------------------------------------------
-def _bullets(title: str, items: list[Any]) -> None:
-    """A titled list, one item a line (never comma-joined); nothing when empty."""
+def _bullets(title: str, items: list[Any], indent: int = 3) -> None:
+    """A titled list, one item a line (never comma-joined), its bullets 2 deeper than its title; nothing
+    when empty."""
     if items:
-        out.print(f"   [bold]{title}[/bold]")
+        out.print(" " * indent + f"[bold]{title}[/bold]")
     for x in items:
-        _say(f"     • {_plain(x)}")
+        _say(" " * (indent + 2) + f"• {_plain(x)}")
 
 
 def _target_line(t: dict[str, Any]) -> str:

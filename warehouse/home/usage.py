@@ -4,9 +4,10 @@ Per surface (`cli`, `mcp`, `app`, `api`) and UTC day: searches, zero-result answ
 (`match.level` weak), answers with a degraded lane, answers with both kinds of evidence (episodes and
 code), error codes, and latency as a histogram of fixed buckets (P50/P95 are read off it). Counts only:
 never a query, an id or a snippet, so nothing here can name forgotten work; `forget all` removes the
-store with everything else. Written like the access counter (home/access_counter.py): queued off the
-response path, one upsert transaction per batch into `AKW_HOME/access/usage.sqlite` (WAL); a failure
-to count never fails the search.
+store with everything else. A process sums its counts in memory and hands them to the background writer
+at most every SUBMIT_EVERY_S (and at exit, and before a read); the writer upserts them in one transaction
+into `AKW_HOME/access/usage.sqlite` (WAL, home/counter_store.py, as the access counter); a failure to
+count never fails the search.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from warehouse.home import counter_store
 
 log = logging.getLogger("akw.usage")
 
-SURFACES = ("cli", "mcp", "app", "api")
 # latency bucket upper bounds in ms (the last is open): P50/P95 are reported as a bucket's upper bound
 BUCKETS_MS = (2, 5, 10, 15, 20, 30, 40, 50, 60, 80, 100, 150, 200, 300, 500, 1000, 2000, 5000)
 COUNTS = ("searches", "zero", "weak", "degraded", "both_evidence", "errors")
