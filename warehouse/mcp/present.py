@@ -15,8 +15,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from warehouse.search.budget import apply_budget, estimate_tokens
-from warehouse.search.contract import SearchResponse, dumps, response_dict
+from warehouse.search.budget import apply_budget, used_tokens
+from warehouse.search.contract import SearchResponse, response_dict
 from warehouse.search.snippets import ELLIPSIS, UNTRUSTED_CLOSE, UNTRUSTED_OPEN, untrusted
 
 BARE_OPEN = "<untrusted-data>"
@@ -115,20 +115,9 @@ def compact_search(full: dict[str, Any], snippet_chars: int = COMPACT_SNIPPET_CH
     d["actors"] = [_pick(a, "Actor") for a in d.get("actors", [])]
     budget = (d.get("limits") or {}).get("budget")
     if isinstance(budget, dict):
-        budget["used_tokens"] = _tokens(d)
+        n = used_tokens(d, budget["max_tokens"])  # (it sizes `d` with a placeholder budget object)
+        d["limits"]["budget"]["used_tokens"] = n
     return d
-
-
-def _tokens(d: dict[str, Any]) -> int:
-    """The least n with estimate_tokens(text holding used_tokens=n) == n (the number's digits count)."""
-    budget = d["limits"]["budget"]
-    used = budget["used_tokens"] = 0
-    for _ in range(10):
-        now = estimate_tokens(dumps(d))
-        if now == used:
-            break
-        used = budget["used_tokens"] = now
-    return used
 
 
 def summary(tool: str, doc: dict[str, Any], compact: bool = False) -> str:

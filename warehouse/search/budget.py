@@ -173,9 +173,13 @@ def apply_budget(resp: SearchResponse, max_tokens: int) -> SearchResponse:
             d.setdefault("warnings", []).append({
                 "code": str(Code.BUDGET_EXCEEDED), "lane": "all",
                 "message": msg("budget.exceeded", "en", max_tokens=max_tokens)})
-    d["limits"]["budget"] = {"max_tokens": max_tokens,
-                             "used_tokens": _used_tokens(_size(d, max_tokens), max_tokens)}
+    d["limits"]["budget"] = {"max_tokens": max_tokens, "used_tokens": used_tokens(d, max_tokens)}
     return SearchResponse.model_validate(d)
+
+
+def used_tokens(d: dict[str, Any], max_tokens: int) -> int:
+    """`limits.budget.used_tokens` of the response document `d` as it stands (a trimmed or compacted one)."""
+    return _used_tokens(_size(d, max_tokens), max_tokens)
 
 
 def _used_tokens(size: int, placeholder: int) -> int:
