@@ -16,15 +16,17 @@ if TYPE_CHECKING:
     from warehouse.extract.base import Progress
 
 # the manager's story in spec §15's order: find the agent → open the skill → hand over the task, then what
-# the warehouse knows about a topic and how the index itself is doing. Each journey is (id, question, …).
-DEMO_WHO = ("UJ-1", "Who already migrated iya.ru to the new server?",
-            "Кто уже занимался переносом сайта iya.ru на новый сервер?", "auto")
-DEMO_SKILL = ("UJ-2", "Everything about the deploy-iya-ru skill, for this deployment task",
-              "deploy-iya-ru", "перенести сайт iya.ru на новый сервер")
-DEMO_DISPATCH_QUESTION = ("UJ-3", "Hand this task to the best performer (a dry run, then a commit)")
-DEMO_TOPIC = ("UJ-4", "What do we know about TLS certificates?", "what do we know about renewing TLS certificates",
-              "auto")
-DEMO_STATUS_QUESTION = ("UJ-5", "Is the index healthy, and when does it run next?")
+# the warehouse knows about a topic and how the index itself is doing; each journey's title is its question
+JOURNEYS = {
+    "UJ-1": "Who already migrated iya.ru to the new server?",
+    "UJ-2": "Everything about the deploy-iya-ru skill, for this deployment task",
+    "UJ-3": "Hand this task to the best performer (a dry run, then a commit)",
+    "UJ-4": "What do we know about TLS certificates?",
+    "UJ-5": "Is the index healthy, and when does it run next?",
+}
+DEMO_WHO_QUERY = "Кто уже занимался переносом сайта iya.ru на новый сервер?"
+DEMO_SKILL, DEMO_SKILL_TASK = "deploy-iya-ru", "перенести сайт iya.ru на новый сервер"
+DEMO_TOPIC_QUERY = "what do we know about renewing TLS certificates"
 DEMO_DISPATCH = {
     "schema": "knowledge.dispatch/v1",
     "dispatch_id": "demo-uj3-mysql-access",
@@ -49,6 +51,11 @@ DEMO_CODEX_SESSIONS = 4
 
 
 
+def journey(uj: str, kind: str, result: dict[str, Any]) -> dict[str, Any]:
+    """One journey of the demo's document: its id, its question (the title), what kind of answer, the answer."""
+    return {"id": uj, "question": JOURNEYS[uj], "kind": kind, "result": result}
+
+
 def run_demo(cls: Any, out: Path, sessions: int, seed: int, progress: Progress | None = None,
              log: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Generate into `out` (unless present), index, then the five journeys in the story's order: who did it
@@ -68,17 +75,13 @@ def run_demo(cls: Any, out: Path, sessions: int, seed: int, progress: Progress |
     doc["env"] = {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
                   "AKW_HOME": str(wh.paths.home), "CLAUDE_CONFIG_DIR": str(wh.paths.claude_home),
                   "CODEX_HOME": str(wh.paths.codex_home)}
-    (uj1, q1, ask1, mode1), (uj2, q2, skill, task), (uj4, q4, ask4, mode4) = DEMO_WHO, DEMO_SKILL, DEMO_TOPIC
-    journeys = doc["journeys"] = []
-    journeys.append({"id": uj1, "question": q1, "kind": "search", "result": wh.search(search_request(ask1, mode1, 6))})
-    journeys.append({"id": uj2, "question": q2, "kind": "skill", "result": wh.get_skill(skill, task=task)})
+    who = journey("UJ-1", "search", wh.search(search_request(DEMO_WHO_QUERY, "auto", 6)))
+    skill = journey("UJ-2", "skill", wh.get_skill(DEMO_SKILL, task=DEMO_SKILL_TASK))
     plan = wh.dispatch({**DEMO_DISPATCH, "dry_run": True}, requested_by="demo")
     commit = wh.dispatch({**DEMO_DISPATCH, "dry_run": False, "commit": True, "confirm": True}, requested_by="demo")
-    journeys.append({"id": DEMO_DISPATCH_QUESTION[0], "question": DEMO_DISPATCH_QUESTION[1], "kind": "dispatch",
-                     "result": {"dry_run": plan, "commit": commit,
-                                "outbox": wh.dispatch_show(DEMO_DISPATCH["dispatch_id"])}})
-    journeys.append({"id": uj4, "question": q4, "kind": "search", "result": wh.search(search_request(ask4, mode4, 6))})
-    journeys.append({"id": DEMO_STATUS_QUESTION[0], "question": DEMO_STATUS_QUESTION[1], "kind": "status",
-                     "result": wh.status()})
+    handover = journey("UJ-3", "dispatch", {"dry_run": plan, "commit": commit,
+                                            "outbox": wh.dispatch_show(DEMO_DISPATCH["dispatch_id"])})
+    topic = journey("UJ-4", "search", wh.search(search_request(DEMO_TOPIC_QUERY, "auto", 6)))
+    doc["journeys"] = [who, skill, handover, topic, journey("UJ-5", "status", wh.status())]
     doc["next_steps"] = [{"what": what, "command": command} for what, command in DEMO_NEXT_STEPS]
     return doc
