@@ -51,21 +51,29 @@ def _(evals, history, lang_pick, mo):
 def _(METRICS, evals, pick):
     run = next((e for e in evals if e["file"] == pick.value), None)
     rows = []
+
+    def metric(q, m):
+        """A query's metric: the report keeps them under `metrics` (older reports at the top level)."""
+        return (q.get("metrics") or {}).get(m, q.get(m))
+
+    def three(v):
+        return round(v, 3) if isinstance(v, float) else v
+
     if run:
         rows.append({"group": "overall", "name": "overall", "n": run["overall"].get("n"),
-                     **{m: run["overall"].get(m) for m in METRICS}})
+                     **{m: three(run["overall"].get(m)) for m in METRICS}})
         for _group in ("by_slice", "by_lang", "by_kind"):
             for _name, _s in sorted(run[_group].items()):
-                rows.append({"group": _group[3:], "name": _name, "n": _s.get("n"), **{m: _s.get(m) for m in METRICS}})
+                rows.append({"group": _group[3:], "name": _name, "n": _s.get("n"),
+                             **{m: three(_s.get(m)) for m in METRICS}})
         by_mode = {}
         for _q in run["queries"]:
             by_mode.setdefault(_q.get("mode") or "auto", []).append(_q)
         for _mode, _qs in sorted(by_mode.items()):
-            _ok = [q for q in _qs if q.get("recall@3") is not None]
-            rows.append({"group": "mode", "name": _mode, "n": len(_qs),
-                         **{m: (round(sum(q.get(m) or 0 for q in _ok) / len(_ok), 4) if _ok else None)
-                            for m in METRICS}})
-    return rows, run
+            _vals = {m: [v for q in _qs if (v := metric(q, m)) is not None] for m in METRICS}
+            rows.append({"group": "mode", "name": _mode, "n": len(_qs),  # a metric no query has stays empty
+                         **{m: (three(sum(v) / len(v)) if v else None) for m, v in _vals.items()}})
+    return metric, rows, run
 
 
 @app.cell
@@ -84,16 +92,18 @@ def _(L, METRICS, alt, mo, rows, run):
 
 
 @app.cell
-def _(L, escape, mo, run):
+def _(L, escape, metric, mo, run):
     _out = mo.md("")
     if run:
         _cells = ["id", "kind", "lang", "slice", "mode", "found", "first_hit", "recall@3", "mrr", "ms"]
         _head = "".join(f"<th>{c}</th>" for c in _cells)
         _body = []
         for _q in run["queries"]:
-            _miss = _q.get("status") == "ok" and (not _q.get("found") or (_q.get("recall@3") or 0) < 1)
+            _vals = {c: (metric(_q, c) if c in ("recall@3", "mrr") else _q.get(c)) for c in _cells}
+            _miss = _q.get("status") == "ok" and (not _q.get("found") or (_vals["recall@3"] or 0) < 1)
             _style = ' class="miss" style="background:#fde2e2"' if _miss else ""
-            _body.append(f"<tr{_style}>" + "".join(f"<td>{escape(str(_q.get(c, '')))}</td>" for c in _cells) + "</tr>")
+            _body.append(f"<tr{_style}>" + "".join(f"<td>{escape('' if _vals[c] is None else str(_vals[c]))}</td>"
+                                                  for c in _cells) + "</tr>")
         _out = mo.vstack([mo.md(f"### {L['queries']}"),
                           mo.Html(f'<table id="eval-queries"><tr>{_head}</tr>{"".join(_body)}</table>')])
     _out

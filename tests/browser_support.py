@@ -90,8 +90,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def marimo_app(notebook: Path, env: dict[str, str]) -> Iterator[str]:
-    """`marimo run <notebook>` headless on 127.0.0.1:<free port>; yields its URL; stops the server we started."""
+def marimo_app(notebook: Path | list[Path], env: dict[str, str]) -> Iterator[str]:
+    """`marimo run <notebook>` headless on 127.0.0.1:<free port>; yields its URL; stops the server we started.
+    Several notebooks are one server (marimo's gallery): each app is then `<url>?file=<its file name>`, so a
+    test that only looks at apps pays for one server start, not one per app."""
     import subprocess
     import sys
     import time
@@ -101,7 +103,8 @@ def marimo_app(notebook: Path, env: dict[str, str]) -> Iterator[str]:
     marimo = Path(sys.executable).with_name("marimo")
     url = f"http://127.0.0.1:{port}/"
     with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen([str(marimo), "-q", "run", str(notebook), "--headless", "--host", "127.0.0.1",
+        notebooks = [str(n) for n in (notebook if isinstance(notebook, list) else [notebook])]
+        proc = subprocess.Popen([str(marimo), "-q", "run", *notebooks, "--headless", "--host", "127.0.0.1",
                                  "-p", str(port), "--no-token"], env={**os.environ, **env}, stdout=log,
                                 stderr=log, cwd=ROOT)
         try:
@@ -143,6 +146,24 @@ def wait_for(cond: Any, timeout: float = 60, what: str = "condition") -> Any:
 
 def page_text(driver: Any) -> str:
     return driver.execute_script("return document.body.innerText")
+
+
+_DEEP = """const parts = []; const walk = (root) => { for (const el of root.querySelectorAll('*')) {
+  if (el.shadowRoot) { parts.push(el.shadowRoot.textContent || ''); walk(el.shadowRoot); } } };
+  walk(document); return [document.body.innerText, ...parts].join('\\n');"""
+_CANVASES = """let n = 0; const walk = (root) => { for (const el of root.querySelectorAll('*')) {
+  if (el.tagName === 'CANVAS' && el.width > 0 && el.height > 0) n++; if (el.shadowRoot) walk(el.shadowRoot); } };
+  walk(document); return n;"""
+
+
+def deep_text(driver: Any) -> str:
+    """The page's text including what marimo's widgets (tables, selects) keep inside their shadow roots."""
+    return driver.execute_script(_DEEP)
+
+
+def drawn_charts(driver: Any) -> int:
+    """How many charts have been drawn: Vega canvases with a size (a chart still loading has none)."""
+    return int(driver.execute_script(_CANVASES))
 
 
 def buttons(driver: Any, label: str) -> list[Any]:

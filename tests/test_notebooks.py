@@ -17,6 +17,8 @@ from browser_support import (
     choose,
     chrome,
     click,
+    deep_text,
+    drawn_charts,
     marimo_app,
     page_text,
     screenshot,
@@ -265,3 +267,38 @@ def test_settings_and_status_in_a_browser(wh: Warehouse, env: dict[str, str]) ->
         click(d, buttons(d, "Переиндексировать")[0])  # an action runs the same Warehouse.reindex as `akw reindex`
         wait_for(lambda: len(read_runs(wh.paths)) > runs and read_runs(wh.paths)[-1].get("outcome") in
                  ("noop", "published"), timeout=120, what="a reindex run from the app")
+
+
+@pytest.mark.browser
+def test_bench_explore_and_eval_in_a_browser(env: dict[str, str]) -> None:
+    """The three read-only apps on one gallery server, each looked at and photographed: bench panels named by
+    their run's date, newest first, with P50/P95 per mode and every chart drawn; Explore's three charts drawn
+    over the marts with no query error; the eval report's figures without markdown backticks."""
+    from report_samples import OLDER_BENCH_AT
+
+    apps = [NOTEBOOKS / f"{name}.py" for name in ("bench", "explore", "eval")]
+    with marimo_app(apps, env) as url, chrome() as d:
+        d.get(url + "?file=bench.py")
+        wait_for(lambda: "P95 ms" in deep_text(d) and drawn_charts(d) >= 4, what="the bench table and charts")
+        text = deep_text(d)
+        older = OLDER_BENCH_AT[:16].replace("T", " ")
+        assert "(время файла)" in text and older in text
+        assert text.index("(время файла)") < text.index(older)  # the newest run on top
+        assert "Loading chart" not in page_text(d)
+        screenshot(d, "bench")
+
+        d.get(url + "?file=explore.py")
+        wait_for(lambda: drawn_charts(d) >= 3, what="the explore charts")
+        text = deep_text(d)
+        assert "KNOWLEDGE_" not in text  # no canned query failed
+        assert all(h in text for h in ("actors by success", "episodes per workspace", "skill usage over time"))
+        screenshot(d, "explore")
+
+        d.get(url + "?file=eval.py")
+        wait_for(lambda: "recall@3" in deep_text(d) and drawn_charts(d) >= 2, what="the eval report and charts")
+        shown, text = page_text(d), deep_text(d)
+        assert "eval-ak-0000000000000002.json" in text and "`" not in shown
+        assert "0.81" in text and "0.8099" not in text  # figures rounded, not float noise
+        assert d.find_elements("css selector", "#eval-queries tr") and not d.find_elements(
+            "css selector", "#eval-queries tr.miss")  # its one query hit (recall@3 is under `metrics`)
+        screenshot(d, "eval")

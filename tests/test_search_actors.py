@@ -66,7 +66,7 @@ def test_an_agent_is_found_by_what_it_is(wh: Warehouse, gen: tuple[Path, dict[st
 def test_a_profile_does_not_answer_who_did_a_task(wh: Warehouse) -> None:
     """"who moved iya.ru" is about work done: a profile that merely says "migrations" nominates nothing."""
     d = q(wh, "кто переносил iya.ru на другой хостинг?")
-    profile = msg("item.profile", "en")
+    profile = msg("item.profile", "ru")  # the why-texts speak the query's language
     assert d["actors"] and all(it["why"][0] != profile for it in d["lanes"]["episodes"]["items"])
 
 

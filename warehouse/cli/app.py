@@ -32,6 +32,7 @@ except ImportError:  # older Typer runs on click itself
 from warehouse import __version__
 from warehouse.api import Warehouse
 from warehouse.core.errors import MAX_REQUEST_BYTES, Code, KnowledgeError, request_too_large
+from warehouse.core.language import Lang, output_language
 from warehouse.core.redact import redact
 
 Tick = Callable[[str, int, int | None], None]
@@ -79,6 +80,12 @@ class CliState:
 def wh(ctx: typer.Context) -> Warehouse:
     """The command's warehouse, opened on first use."""
     return ctx.ensure_object(CliState).warehouse
+
+
+def language(ctx: typer.Context, *typed: str | None) -> Lang:
+    """The language of a command's text output (core/language): `ui.language`, else the text the person
+    typed (a query, a task), else the locale. A search decides it the same way, so its labels and texts agree."""
+    return output_language(wh(ctx).settings.ui.language, " ".join(t for t in typed if t) or None)
 
 
 # -- parsing: JSON usage errors, undecodable argv, dash-leading queries --------------------------

@@ -2,6 +2,8 @@
 
 Apart from the commands so the wire document (built by the API) and its text form stay separate; they print
 values as text (never as markup or a Python repr) and never add indexed text a document does not carry.
+Each takes the output's language (`lang`, decided once by the command: core/language) and its words from
+cli/labels.py, so one output speaks one language; the English defaults are what they always printed.
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from rich.table import Table
 from rich.text import Text
 
 from warehouse.cli.app import err, out
+from warehouse.cli.labels import field, value
+from warehouse.cli.labels import t as label
+from warehouse.core.language import Lang
 
 
 def text(v: Any) -> str:
@@ -48,9 +53,9 @@ def _say(line: str, style: str | None = None) -> None:
     out.print(Text(wrapped, style=style or ""), highlight=False, soft_wrap=True)
 
 
-def _print_env(env: dict[str, str], then: str | None = None) -> None:
+def _print_env(env: dict[str, str], then: str | None = None, lang: Lang = "en") -> None:
     """The shell lines that point `akw` at this data (and what to run next), ready to paste."""
-    out.print("Use it:", markup=False, highlight=False)
+    out.print(label("demo.use", lang), markup=False, highlight=False)
     out.print(" ".join(["export", *(f"{k}={v}" for k, v in env.items())]), markup=False, highlight=False,
               soft_wrap=True)
     if then:
@@ -66,39 +71,41 @@ def _flat(d: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
 
 
 # -- reindex ----------------------------------------------------------------------------------
-def print_extract(doc: dict[str, Any]) -> None:
+def print_extract(doc: dict[str, Any], lang: Lang = "en") -> None:
     """One row per source; rows written as one total (the per-table counts are in --json), so the table fits
     80 columns; names fold onto a second line rather than being cut."""
-    t = Table(title=f"extract ({doc['duration_s']} s, {doc['files_written']} files written)")
+    t = Table(title=label("extract.title", lang, s=doc["duration_s"], n=doc["files_written"]))
     for c in ("source", "root", "seen", "changed", "same", "failed", "gone", "rows", "errors"):
-        t.add_column(c, justify="left" if c in ("source", "root", "errors") else "right", overflow="fold",
-                     no_wrap=c == "source", min_width=11 if c == "source" else None)
+        t.add_column(label(f"col.{c}", lang), justify="left" if c in ("source", "root", "errors") else "right",
+                     overflow="fold", no_wrap=c == "source", min_width=11 if c == "source" else None)
     for s in doc["sources"]:
         u = s["units"]
         errs = ", ".join(sorted({e["code"] for e in s["errors"]})) or "-"
         rows = sum(v for v in (s.get("rows_written") or {}).values() if isinstance(v, int))
-        t.add_row(Text(s["source"]), Text(s.get("root", "ok")),
+        t.add_row(Text(s["source"]), Text(value(s.get("root", "ok"), lang)),
                   *(str(u[k]) for k in ("seen", "changed", "unchanged", "failed", "removed")), str(rows), Text(errs))
     out.print(t)
 
 
-def run_mode(run: dict[str, Any]) -> str:
+def run_mode(run: dict[str, Any], lang: Lang = "en") -> str:
     """What a run did, in words: a first build is not "incremental" even when that mode was asked for."""
-    return "first build" if run.get("first_build") else str(run.get("mode"))
+    return label("reindex.first_build", lang) if run.get("first_build") else value(run.get("mode"), lang)
 
 
-def print_reindex(doc: dict[str, Any]) -> None:
+def print_reindex(doc: dict[str, Any], lang: Lang = "en") -> None:
     if "extract" in doc:
-        print_extract(doc["extract"])
+        print_extract(doc["extract"], lang)
     if doc.get("mode") == "verify":
-        out.print("[green]verify: ok[/green]" if doc["ok"] else "[red]verify: mismatches[/red]")
+        out.print(f"[green]{label('reindex.verify_ok', lang)}[/green]" if doc["ok"]
+                  else f"[red]{label('reindex.verify_bad', lang)}[/red]")
         for m in doc["mismatches"]:
             rest = {k: v for k, v in m.items() if k != "check"}
             out.print(f"  {m.get('check')}: {text(rest)}", markup=False, highlight=False)
         return
-    main = _main_counts((doc.get("build") or {}).get("counts") or {})
-    out.print(f"{doc['outcome']} ({run_mode(doc)}): index_rev {doc['index_rev']} in {doc['duration_s']} s"
-              + (f"; {main}" if main else ""), markup=False, highlight=False)
+    main = _main_counts((doc.get("build") or {}).get("counts") or {}, lang)
+    out.print(label("reindex.done", lang, outcome=value(doc["outcome"], lang), mode=run_mode(doc, lang),
+                    rev=doc["index_rev"], s=doc["duration_s"]) + (f"; {main}" if main else ""),
+              markup=False, highlight=False)
 
 
 # the counts a person reads first (every table's count: --json, or `akw status --json`)
@@ -106,8 +113,9 @@ _MAIN_COUNTS = (("ak_episode", "episodes"), ("ak_actor", "actors"), ("ak_skill",
                 ("ak_event", "events"), ("ak_memory", "memories"), ("ak_document", "documents"))
 
 
-def _main_counts(counts: dict[str, Any]) -> str:
-    return ", ".join(f"{counts[k]} {label}" for k, label in _MAIN_COUNTS if isinstance(counts.get(k), int))
+def _main_counts(counts: dict[str, Any], lang: Lang = "en") -> str:
+    return ", ".join(label(f"count.{name}", lang, n=counts[k]) for k, name in _MAIN_COUNTS
+                     if isinstance(counts.get(k), int))
 
 
 # -- team -----------------------------------------------------------------------------------------
@@ -124,40 +132,42 @@ def print_team(d: dict[str, Any]) -> None:
 
 
 # -- status / sources ---------------------------------------------------------------------------
-def _mb(n: int | None) -> str:
-    return "-" if n is None else f"{n / 1e6:.1f} MB"
+def _mb(n: int | None, lang: Lang = "en") -> str:
+    return "-" if n is None else label("unit.mb", lang, v=n / 1e6)
 
 
-def print_status(d: dict[str, Any]) -> None:
+def print_status(d: dict[str, Any], lang: Lang = "en") -> None:
     """State first, then the last and next run, the sources, coverage, the main counts and every error."""
     colour = {"ready": "green", "stale": "yellow", "degraded": "yellow"}.get(d["state"], "red")
-    out.print(f"[{colour}]{d['state']}[/{colour}]  " + escape(f"index {d['index_rev'] or '-'}  "
-                                                           f"({_mb(d.get('db_bytes'))})"))
+    out.print(f"[{colour}]{escape(value(d['state'], lang))}[/{colour}]  "
+              + escape(label("status.index", lang, rev=d["index_rev"] or "-", size=_mb(d.get("db_bytes"), lang))))
     if d.get("disabled"):
-        out.print(f"{d['disabled']['reason']}; index kept: {d['disabled']['index_kept']}", markup=False,
-                  highlight=False)
+        out.print(label("status.kept", lang, reason=d["disabled"]["reason"],
+                        kept=value(d["disabled"]["index_kept"], lang)), markup=False, highlight=False)
     if d.get("reason"):
-        out.print("reason: " + escape(d["reason"]) + (f"\nfix: {escape(d['fix'])}" if d.get("fix") else ""))
+        out.print(escape(label("status.reason", lang, v=d["reason"]))
+                  + ("\n" + escape(label("status.fix", lang, v=d["fix"])) if d.get("fix") else ""))
     if d["last_run"]:
         lr = d["last_run"]
-        out.print(f"last run: {run_mode(lr)}, {lr['outcome']} at {lr['finished_at']} ({lr['duration_s']} s)",
-                  markup=False, highlight=False)
-    out.print(f"next run: {d.get('next_run') or '-'}", markup=False, highlight=False)
+        out.print(label("status.last_run", lang, mode=run_mode(lr, lang), outcome=value(lr["outcome"], lang),
+                        at=lr["finished_at"], s=lr["duration_s"]), markup=False, highlight=False)
+    out.print(label("status.next_run", lang, v=d.get("next_run") or "-"), markup=False, highlight=False)
     roots = d.get("roots", {})
     if roots:
-        out.print("sources: " + "; ".join(f"{n} {r['state']}" + (f" ({r['root']})" if r["state"] != "ok" else "")
-                                          for n, r in roots.items()), markup=False, highlight=False)
+        out.print(label("status.sources", lang, v="; ".join(
+            f"{n} {value(r['state'], lang)}" + (f" ({r['root']})" if r["state"] != "ok" else "")
+            for n, r in roots.items())), markup=False, highlight=False)
     cov = d.get("coverage") or []
     if cov:
-        out.print("coverage (source → indexed):", markup=False, highlight=False)
+        out.print(label("status.coverage", lang), markup=False, highlight=False)
         for c in cov:
-            dup = f", {c['duplicates']} duplicates" if c.get("duplicates") else ""
-            mark = "ok" if c.get("ok") else "[red]MISMATCH[/red]"
+            dup = label("status.duplicates", lang, n=c["duplicates"]) if c.get("duplicates") else ""
+            mark = value("ok", lang) if c.get("ok") else f"[red]{label('status.mismatch', lang)}[/red]"
             out.print(escape(f"  {c['source']:<12} {c['entity']:<10} {c['source_units']} → {c['indexed']}{dup}  ")
                       + mark, highlight=False)
-    main = _main_counts(d.get("counts") or {})
+    main = _main_counts(d.get("counts") or {}, lang)
     if main:
-        out.print(f"index: {main}", markup=False, highlight=False)
+        out.print(label("status.counts", lang, v=main), markup=False, highlight=False)
     for n in d.get("notes", []):
         out.print(f"[yellow]{n['code']}[/yellow] " + escape(n["message"]))
     if d["last_run"]:
@@ -166,20 +176,21 @@ def print_status(d: dict[str, Any]) -> None:
                       f"{escape(str(w.get('unit', '')))}: {escape(str(w.get('message', '')))}")
     for surface, u in sorted(((d.get("usage") or {}).get("by_surface") or {}).items()):
         lat = u["latency_ms"]
-        errs = ", ".join(f"{c} {n}" for c, n in u["errors"].items()) or "none"
-        _say(f"usage ({surface}, {d['usage']['days']} days): {u['searches']} searches; zero-result "
-             f"{u['zero_result_rate']:.0%}, weak {u['weak_rate']:.0%}, degraded {u['degraded_share']:.0%}, both "
-             f"kinds of evidence {u['both_evidence_share']:.0%}; P50 ≤ {lat['p50']} ms, P95 ≤ {lat['p95']} ms; "
-             f"errors {errs}")
-    out.print(f"errors: {len(d['errors'])}" if d["errors"] else "errors: none", markup=False, highlight=False)
+        errs = ", ".join(f"{c} {n}" for c, n in u["errors"].items()) or label("none", lang)
+        _say(label("status.usage", lang, surface=surface, days=d["usage"]["days"], searches=u["searches"],
+                   zero=f"{u['zero_result_rate']:.0%}", weak=f"{u['weak_rate']:.0%}",
+                   degraded=f"{u['degraded_share']:.0%}", both=f"{u['both_evidence_share']:.0%}", p50=lat["p50"],
+                   p95=lat["p95"], errors=errs))
+    out.print(label("status.errors", lang, v=len(d["errors"]) if d["errors"] else label("none", lang)),
+              markup=False, highlight=False)
     for e in d["errors"]:
         out.print(f"  [red]{e['code']}[/red] " + escape(f"{e['source']} {e['unit']}: {e['message']}"))
 
 
-def print_sources(d: dict[str, Any]) -> None:
-    t = Table(title="sources")
+def print_sources(d: dict[str, Any], lang: Lang = "en") -> None:
+    t = Table(title=label("sources", lang))
     for c in ("source", "units", "ok", "error", "excluded"):
-        t.add_column(c)
+        t.add_column(label(f"col.{c}", lang))
     for name, s in sorted(d["sources"].items()):
         t.add_row(Text(name), *(str(s.get(k, 0)) for k in ("units", "ok", "error", "excluded")))
     out.print(t)
@@ -196,35 +207,39 @@ def _where(lane: str, it: dict[str, Any]) -> str:
     return f"{it['path']}:{it['start_line']}" if lane == "code" else str(it["name"])
 
 
-def print_search(d: dict[str, Any]) -> None:
+def print_search(d: dict[str, Any], lang: Lang = "en") -> None:
     """The query, how it was read (intent), how strong the answer is, who did it (numbered, with why and
-    evidence), then each lane's items with their snippets."""
+    evidence), then each lane's items with their snippets; `lang`: the language the search answered in."""
     r = d["routing"]
     out.print(f"[bold]{escape(d['query'])}[/bold]")
-    _say(f"  intent {r['intent']} (intent confidence {r['confidence']}): {r['reason']}", "dim")
+    _say("  " + label("search.intent", lang, intent=r["intent"], confidence=r["confidence"], reason=r["reason"]),
+         "dim")
     m = d.get("match")
     if m:
         style = {"strong": "green", "weak": "yellow", "none": "red"}[m["level"]]
-        facts = [f"{k} {m[k]}" for k in ("similarity", "coverage") if m.get(k) is not None]
-        facts += [f"unknown: {', '.join(m['unknown_terms'])}"] if m.get("unknown_terms") else []
-        out.print(f"[{style}]match: {m['level']}[/{style}]" + escape(f" ({'; '.join(facts)})" if facts else ""))
+        facts = [label(f"search.{k}", lang, v=m[k]) for k in ("similarity", "coverage") if m.get(k) is not None]
+        facts += [label("search.unknown", lang, v=", ".join(m["unknown_terms"]))] if m.get("unknown_terms") else []
+        out.print(f"[{style}]{escape(label('search.match', lang, level=value(m['level'], lang)))}[/{style}]"
+                  + escape(f" ({'; '.join(facts)})" if facts else ""))
     actors = d.get("actors", [])
     if actors:
-        out.print(f"[bold]who[/bold] ({len(actors)})")
+        out.print(f"[bold]{label('search.who', lang)}[/bold] ({len(actors)})")
     for i, a in enumerate(actors, 1):
         mode = a.get("dispatch", {}).get("mode")
         _say(f"  {i}. {a.get('name')}", "cyan")
-        _say(f"     {a['kind']}, {a['source']}; fit {a.get('confidence')}; hand over as {mode}")
+        _say("     " + label("search.actor", lang, kind=value(a["kind"], lang), source=a["source"],
+                             fit=a.get("confidence"), mode=value(mode, lang)))
         if a.get("context") or a.get("description"):
-            _say(f"     did: {_plain(a.get('context') or a.get('description'))}")
-        _say("     why: " + "; ".join(a.get("why", [])))
-        _say("     evidence: " + ", ".join(e["id"] for e in a["evidence"]))
+            _say("     " + label("search.did", lang, v=_plain(a.get("context") or a.get("description"))))
+        _say(f"     {label('why', lang)}: " + "; ".join(a.get("why", [])))
+        _say(f"     {label('evidence', lang)}: " + ", ".join(e["id"] for e in a["evidence"]))
     for lane in ("episodes", "code", "skills"):
         ln = d["lanes"].get(lane)
         if not ln:
             continue
-        flag = f" [yellow]degraded: {escape(str(ln.get('degradation_reason')))}[/yellow]" if ln.get("degraded") else ""
-        out.print(f"[bold]{lane}[/bold] ({len(ln['items'])}){flag}")
+        flag = (f" [yellow]{escape(label('search.degraded', lang, v=ln.get('degradation_reason')))}[/yellow]"
+                if ln.get("degraded") else "")
+        out.print(f"[bold]{value(lane, lang)}[/bold] ({len(ln['items'])}){flag}")
         for it in ln["items"]:
             _say(f"  • {_where(lane, it)}")
             if it.get("snippet"):
@@ -232,7 +247,7 @@ def print_search(d: dict[str, Any]) -> None:
                 for ln in lines:
                     _say(f"    {ln}", "dim")
     for w in d.get("warnings", []):
-        out.print(f"[yellow]{w['code']}[/yellow] " + escape(f"{w['lane']}: {w['message']}"))
+        out.print(f"[yellow]{w['code']}[/yellow] " + escape(f"{value(w['lane'], lang)}: {w['message']}"))
     for e in d.get("errors", []):
         out.print(f"[red]{e['code']}[/red] " + escape(str(e["message"])))
 
@@ -255,14 +270,15 @@ def _print_points(title: str, points: list[dict[str, Any]]) -> None:
     _bullets(title, [_point(p) for p in points], indent=0)
 
 
-def print_task_answer(d: dict[str, Any]) -> None:
+def print_task_answer(d: dict[str, Any], lang: Lang = "en") -> None:
     """A card's answer to `--task`: an agent's fit, a skill's applicability, limits, typical errors, checklist."""
-    _print_points("task fit", d.get("task_fit", []))
+    _print_points(label("card.task_fit", lang), d.get("task_fit", []))
     ta = d.get("task_answer")
     if ta:
-        out.print(Text(f"task: {ta['task']}  (matched: {', '.join(ta['matched_terms']) or '-'})", style="bold"))
+        out.print(Text(label("card.task", lang, task=ta["task"], terms=", ".join(ta["matched_terms"]) or "-"),
+                       style="bold"))
         for section in ("applicability", "limits", "typical_errors", "checklist"):
-            _print_points(section.replace("_", " "), ta[section])
+            _print_points(label(f"card.{section}", lang), ta[section])
 
 
 _ROW_HEADS = ("name", "display_name", "title", "text", "note", "path", "summary")
@@ -291,52 +307,54 @@ def _when(v: Any) -> str:
     return f"{m[1]} {m[2]}{'Z' if m[3] in ('Z', '+00:00') else (m[3] or '')}" if m else _plain(v)
 
 
-def _print_code(d: dict[str, Any]) -> None:
+def _print_code(d: dict[str, Any], lang: Lang = "en") -> None:
     """A code card's text as code: its own line breaks, each line numbered from the chunk's first line."""
     text_ = _UNTRUSTED.sub("", str(d.get("text") or ""))
     first = int(d.get("start_line") or 1)
     lines = text_.splitlines() or [""]
     width = len(str(first + len(lines) - 1))
-    out.print(f"[bold]lines {first}-{d.get('end_line') or first + len(lines) - 1}[/bold]"
-              + escape(f" ({d.get('language') or '-'})"))
+    out.print(f"[bold]{label('card.lines', lang, first=first, last=d.get('end_line') or first + len(lines) - 1)}"
+              "[/bold]" + escape(f" ({d.get('language') or '-'})"))
     for i, line in enumerate(lines):
         out.print(Text(f"{first + i:>{width}} │ {line}"), highlight=False, soft_wrap=True)
 
 
-def print_card(d: dict[str, Any]) -> None:
-    """Readable text of any card: a headline, then its sections line by line (no raw dicts)."""
+def print_card(d: dict[str, Any], lang: Lang = "en") -> None:
+    """Readable text of any card: a headline, then its sections line by line (no raw dicts); `lang`: the
+    labels' and section names' language (the card's field values are data)."""
     kind = d["schema"].split(".")[2].split("/")[0]
     name = d.get("display_name") or d.get("name") or d.get("title") or d.get("path") or ""
     ident = d.get("actor_id") or d.get("skill_id") or d.get("episode_id") or d.get("id")
-    out.print(Text(f"{kind}: {_plain(name)}", style="bold"), highlight=False)
-    _say(f"  id {ident}")
-    _say(f"  index {d['index_rev']}")
-    print_task_answer(d)  # what --task asked comes first, before front matter and hashes
+    out.print(Text(f"{value(kind, lang)}: {_plain(name)}", style="bold"), highlight=False)
+    _say("  " + label("card.id", lang, v=ident))
+    _say("  " + label("card.index", lang, v=d["index_rev"]))
+    print_task_answer(d, lang)  # what --task asked comes first, before front matter and hashes
     skip = {"schema", "index_rev", "display_name", "name", "title", "actor_id", "skill_id", "episode_id", "id",
             "task_answer", "task_fit", "truncated", "notices", "body", "transcript"}
     if kind == "code":
-        _print_code(d)
+        _print_code(d, lang)
         skip |= {"text", "start_line", "end_line", "language"}
     for key, v in d.items():
         if key in skip or v in (None, [], {}):
             continue
+        head = escape(field(key, lang))
         if isinstance(v, list) and v and isinstance(v[0], dict):
-            out.print(f"[bold]{key}[/bold] ({len(v)})")
+            out.print(f"[bold]{head}[/bold] ({len(v)})")
             for row in v[:20]:
                 _say(f"  • {_row(row)}")
         elif isinstance(v, list):
-            out.print(f"[bold]{key}[/bold] ({len(v)})")
+            out.print(f"[bold]{head}[/bold] ({len(v)})")
             for x in v[:20]:
                 _say(f"  • {_plain(x)}")
         elif isinstance(v, dict):
-            out.print(f"[bold]{key}[/bold]")
+            out.print(f"[bold]{head}[/bold]")
             for k, x in v.items():
                 if x not in (None, [], {}):
                     _say(f"  {k}: {_plain(x)}")
         else:
-            out.print(Text(f"{key}: {_plain(v)}"), highlight=False)
+            out.print(Text(f"{field(key, lang)}: {_plain(v)}"), highlight=False)
     if d.get("body"):
-        out.print("[bold]body[/bold]")
+        out.print(f"[bold]{label('card.body', lang)}[/bold]")
         out.print(Text(_UNTRUSTED.sub("", d["body"]), style="dim"), highlight=False)
     for ev in d.get("transcript", []):
         _say(f"  #{ev.get('seq')} {ev['role']}{' ' + ev['tool'] if ev.get('tool') else ''}"
@@ -344,7 +362,8 @@ def print_card(d: dict[str, Any]) -> None:
     for n in d.get("notices", []):
         out.print(f"[yellow]{escape(n['code'])}[/yellow] " + escape(n["message"]))
     for c in d.get("truncated", []):
-        out.print(Text(f"cut: {c['field']} {c['shown_chars']}/{c['total_chars']} — {c['rest']}", style="yellow"))
+        out.print(Text(label("card.cut", lang, field=c["field"], shown=c["shown_chars"], total=c["total_chars"],
+                             rest=c["rest"]), style="yellow"))
 
 
 def print_sql(d: dict[str, Any]) -> None:
@@ -358,23 +377,27 @@ def print_sql(d: dict[str, Any]) -> None:
         err.print(f"(first {len(d['rows'])} rows; raise --limit for more)", markup=False)
 
 
-def print_feedback(d: dict[str, Any]) -> None:
-    verdict = "useful" if d["useful"] else "not useful"
-    out.print(f"recorded {verdict} for {d['result_id']} ({d['votes']['useful']} useful, "
-              f"{d['votes']['not_useful']} not useful; ranking x{d['boost']})", markup=False, highlight=False)
+def print_feedback(d: dict[str, Any], lang: Lang = "en") -> None:
+    verdict = label("feedback.useful" if d["useful"] else "feedback.not_useful", lang)
+    out.print(label("feedback", lang, verdict=verdict, id=d["result_id"], useful=d["votes"]["useful"],
+                    not_useful=d["votes"]["not_useful"], boost=d["boost"]), markup=False, highlight=False)
 
 
 # -- schedule -----------------------------------------------------------------------------------
-def print_schedule(d: dict[str, Any]) -> None:
-    state = "enabled" if d["enabled"] else "disabled (nothing runs)"
-    out.print(f"schedule {d['mode']} {', '.join(d['times'])} {d['zone']}; {state}", markup=False, highlight=False)
-    out.print("next runs: " + (", ".join(d["next_runs"]) or "-"), markup=False, highlight=False)
+def print_schedule(d: dict[str, Any], lang: Lang = "en") -> None:
+    state = label("schedule.enabled" if d["enabled"] else "schedule.disabled", lang)
+    out.print(label("schedule.head", lang, mode=d["mode"], times=", ".join(d["times"]), zone=d["zone"], state=state),
+              markup=False, highlight=False)
+    out.print(label("schedule.next", lang, v=", ".join(d["next_runs"]) or "-"), markup=False, highlight=False)
     last = d["last_run"] or {}
-    out.print(f"last run: {last.get('started_at') or '-'} {last.get('outcome') or ''}".rstrip(), markup=False,
-              highlight=False)
+    outcome = value(last["outcome"], lang) if last.get("outcome") else ""
+    out.print(label("schedule.last", lang, at=last.get("started_at") or "-", outcome=outcome).rstrip(),
+              markup=False, highlight=False)
     due = d["due"]
-    out.print(f"due now: {'yes' if due['due'] else 'no'} ({due['reason'] or 'nothing missed'}"
-              f"{', slot ' + due['slot'] if due['slot'] else ''}); stale={d['stale']}", markup=False, highlight=False)
+    out.print(label("schedule.due", lang, due=label("yes" if due["due"] else "no", lang),
+                    reason=due["reason"] or label("schedule.nothing_missed", lang),
+                    slot=label("schedule.slot", lang, v=due["slot"]) if due["slot"] else "",
+                    stale=value(d["stale"], lang)), markup=False, highlight=False)
 
 
 # -- dispatch ---------------------------------------------------------------------------------
@@ -387,71 +410,79 @@ def _bullets(title: str, items: list[Any], indent: int = 3) -> None:
         _say(" " * (indent + 2) + f"• {_plain(x)}")
 
 
-def _target_line(t: dict[str, Any]) -> str:
+def _target_line(t: dict[str, Any], lang: Lang = "en") -> str:
     d = t["dispatch"]
-    av = "available" if d["available"] else "not available: " + "; ".join(d["reasons"])
-    return f"{t['name']} ({t.get('kind', '-')}, {t['actor_id']}) via {t['choice']}; {d['mode']} {av}"
+    av = label("dispatch.available", lang) if d["available"] else label("dispatch.unavailable", lang,
+                                                                        v="; ".join(d["reasons"]))
+    return label("dispatch.target", lang, name=t["name"], kind=value(t.get("kind", "-"), lang), id=t["actor_id"],
+                 choice=t["choice"], mode=value(d["mode"], lang), av=av)
 
 
-def print_dispatch(d: dict[str, Any], brief: bool = False) -> None:
+_PACK = ("prior_episodes", "code_refs", "skills", "artifacts")  # what a context pack holds, in this order
+
+
+def print_dispatch(d: dict[str, Any], brief: bool = False, lang: Lang = "en") -> None:
     """The plan: who gets the task and why, then the task's acceptance and constraints, the risks, and what
     the context pack holds; `brief` (a commit after its dry run was shown) prints only what it recorded."""
     t = d.get("target")
     if t and not brief:
-        out.print(f"[bold]{d['mode']}[/bold] → " + escape(_target_line(t)))
-        _say("   why: " + "; ".join(t["why"]))
+        out.print(f"[bold]{escape(value(d['mode'], lang))}[/bold] → " + escape(_target_line(t, lang)))
+        _say(f"   {label('why', lang)}: " + "; ".join(t["why"]))
     pack = d["context_pack"]
     if not brief:
-        _bullets("acceptance", pack.get("acceptance") or [])
-        _bullets("constraints", pack.get("constraints") or [])
-        _bullets("risks", pack.get("risks") or [])
-        _say("   context: " + ", ".join(f"{len(pack[k])} {label}" for label, k in (
-            ("prior episodes", "prior_episodes"), ("code refs", "code_refs"), ("skills", "skills"),
-            ("artifacts", "artifacts")) if k in pack))
+        for part in ("acceptance", "constraints", "risks"):
+            _bullets(label(f"dispatch.{part}", lang), pack.get(part) or [])
+        _say("   " + label("dispatch.context", lang, v=", ".join(
+            label("dispatch.count", lang, n=len(pack[k]), label=label(f"dispatch.{k}", lang)) for k in _PACK
+            if k in pack)))
         if d.get("handoff"):
-            calls = ", ".join(c["tool"] for c in d["handoff"]["tool_calls"]) or "none (a package only)"
-            _say(f"   handoff {d['handoff']['assignment_id']}: tool calls {calls}; execution "
-                 f"{d['handoff']['execution']}")
+            calls = ", ".join(c["tool"] for c in d["handoff"]["tool_calls"]) or label("dispatch.package_only", lang)
+            _say("   " + label("dispatch.handoff", lang, id=d["handoff"]["assignment_id"], calls=calls,
+                               execution=d["handoff"]["execution"]))
     if d.get("assignment"):
         a = d["assignment"]
-        out.print(f"[bold]{d['mode']}[/bold] → " + ("[green]recorded[/green] " if a["created"]
-                                                    else "[yellow]already recorded[/yellow] ")
+        done = (f"[green]{label('dispatch.recorded', lang)}[/green] " if a["created"]
+                else f"[yellow]{label('dispatch.already', lang)}[/yellow] ")
+        out.print(f"[bold]{escape(value(d['mode'], lang))}[/bold] → " + done
                   + escape(f"{a['assignment_id']} → {a['package_file']}"))
     if d.get("suggestion"):
-        out.print("   suggestion: create a new actor " + escape(d["suggestion"]["name"]))
+        out.print("   " + escape(label("dispatch.suggestion", lang, v=d["suggestion"]["name"])))
     for w in d.get("warnings", []):
         out.print(f"[yellow]{w['code']}[/yellow] " + escape(w["message"]))
     for e in d.get("errors", []):
         out.print(f"[red]{e['code']}[/red] " + escape(e["message"]))
 
 
-def print_handoff(d: dict[str, Any], plan_shown: bool = False) -> None:
+def print_handoff(d: dict[str, Any], plan_shown: bool = False, lang: Lang = "en") -> None:
     """`akw dispatch show`: the recorded knowledge.handoff/v1 package as a person reads it (--json: the document);
     `plan_shown` (the demo, right after the dry run) leaves out what the plan already said."""
     a, h = d["assignment"], d["handoff"]
     pack = h["context_pack"]
-    out.print(Text(f"handoff {h['assignment_id']}  (dispatch {h['dispatch_id']}; {a.get('status')}, "
-                   f"execution {h['execution']})", style="bold"), highlight=False)
-    _say(f"   task: {_plain(h['task'].get('title') or h['task'].get('text'))}")
+    out.print(Text(label("handoff.head", lang, id=h["assignment_id"], dispatch=h["dispatch_id"],
+                         status=a.get("status"), execution=h["execution"]), style="bold"), highlight=False)
+    _say("   " + label("handoff.task", lang, v=_plain(h["task"].get("title") or h["task"].get("text"))))
     if not plan_shown:
-        _say(f"   to: {_target_line({**h['target'], 'choice': a.get('choice', '-')})}")
-    _say(f"   requested by {a.get('requested_by')} at {a.get('created_at')}; deadline "
-                   f"{h['task'].get('deadline') or '-'}")
+        _say("   " + label("handoff.to", lang, v=_target_line({**h["target"], "choice": a.get("choice", "-")}, lang)))
+    _say("   " + label("handoff.requested", lang, who=a.get("requested_by"), at=a.get("created_at"),
+                       deadline=h["task"].get("deadline") or "-"))
     if not plan_shown:
-        _bullets("why", a.get("why") or [])
-        _bullets("acceptance", h["task"].get("acceptance") or [])
-        _bullets("constraints", h["task"].get("constraints") or [])
-        _bullets("risks", pack.get("risks") or [])
-    _bullets("prior episodes", [f"{e['episode_id']}  {(e.get('time') or '')[:10]}  {e.get('outcome') or '-'}"
-                                for e in pack.get("prior_episodes", [])])
-    _bullets("code refs", [f"{c['path']}:{c['start_line']}-{c['end_line']}  ({c.get('workspace')})"
-                           for c in pack.get("code_refs", [])])
-    _bullets("skills", [f"{k['name']} ({k.get('uses', 0)} uses)" for k in pack.get("skills", [])])
-    calls = ", ".join(c["tool"] for c in h.get("tool_calls", [])) or "none (a package only)"
-    _say(f"   tool calls ({h['execution'].replace('_', ' ')}): {calls}")
+        _bullets(label("why", lang), a.get("why") or [])
+        _bullets(label("dispatch.acceptance", lang), h["task"].get("acceptance") or [])
+        _bullets(label("dispatch.constraints", lang), h["task"].get("constraints") or [])
+        _bullets(label("dispatch.risks", lang), pack.get("risks") or [])
+    _bullets(label("dispatch.prior_episodes", lang),
+             [f"{e['episode_id']}  {(e.get('time') or '')[:10]}  {value(e.get('outcome') or '-', lang)}"
+              for e in pack.get("prior_episodes", [])])
+    _bullets(label("dispatch.code_refs", lang),
+             [f"{c['path']}:{c['start_line']}-{c['end_line']}  ({c.get('workspace')})"
+              for c in pack.get("code_refs", [])])
+    _bullets(label("dispatch.skills", lang), [label("handoff.uses", lang, name=k["name"], n=k.get("uses", 0))
+                                            for k in pack.get("skills", [])])
+    calls = ", ".join(c["tool"] for c in h.get("tool_calls", [])) or label("dispatch.package_only", lang)
+    _say("   " + label("handoff.calls", lang, execution=h["execution"].replace("_", " "), calls=calls))
     if h.get("requires"):
-        _say(f"   needs: {h['requires']}")
-    _say(f"   package: {d['package_file']}")
+        _say("   " + label("handoff.needs", lang, v=h["requires"]))
+    _say("   " + label("handoff.package", lang, v=d["package_file"]))
 
 
 def print_outbox(d: dict[str, Any]) -> None:
@@ -495,45 +526,46 @@ def print_fixtures(d: dict[str, Any]) -> None:
     _print_env(d["env"], then='akw reindex && akw search "кто уже мигрировал iya.ru?"')
 
 
-def _print_skill_brief(card: dict[str, Any]) -> None:
+def _print_skill_brief(card: dict[str, Any], lang: Lang = "en") -> None:
     """UJ-2: the skill's answer to the task first, then who used it and what ships with it (the whole card:
     `akw get skill NAME --task …`)."""
     src = card.get("source") or {}
     where = src.get("workspace_id") or src.get("account") or src.get("root_path") if isinstance(src, dict) else src
     kind = src.get("root_kind") if isinstance(src, dict) else None
-    out.print(Text(f"skill {card['name']}  ({', '.join(str(x) for x in (kind, where, card.get('status')) if x)})",
-                   style="bold"), highlight=False)
+    facts = ", ".join(str(x) for x in (kind, where, card.get("status")) if x)
+    out.print(Text(label("skill.brief", lang, name=card["name"], facts=facts), style="bold"), highlight=False)
     if card.get("when_to_use"):
-        _say(f"  when to use: {_plain(card['when_to_use'])}")
-    print_task_answer(card)
+        _say("  " + label("skill.when", lang, v=_plain(card["when_to_use"])))
+    print_task_answer(card, lang)
     u = card.get("usage") or {}
     if isinstance(u, dict) and u.get("uses") is not None:
-        _say(f"used {u['uses']}× by {u.get('actors', 0)} actor(s); first {str(u.get('first_used_at') or '-')[:10]}, "
-             f"last {str(u.get('last_used_at') or '-')[:10]}")
+        _say(label("skill.used", lang, uses=u["uses"], actors=u.get("actors", 0),
+                   first=str(u.get("first_used_at") or "-")[:10], last=str(u.get("last_used_at") or "-")[:10]))
     files = [r["path"] for r in card.get("resources") or []]
     if files:
-        out.print(Text(f"ships: {', '.join(files)}"), highlight=False)
+        out.print(Text(label("skill.ships", lang, v=", ".join(files))), highlight=False)
 
 
-def print_demo(d: dict[str, Any]) -> None:
-    print_reindex(d["reindex"])
+def print_demo(d: dict[str, Any], lang: Lang = "en") -> None:
+    """The demo's run and journeys, all in `lang`: the one language the demo ran its journeys in."""
+    print_reindex(d["reindex"], lang)
     for j in d["journeys"]:
         out.rule(escape(f"{j['id']} · {j['question']}"))
         r = j["result"]
         if j["kind"] == "search":
-            print_search(r)
+            print_search(r, lang)
         elif j["kind"] == "skill":
-            _print_skill_brief(r)
+            _print_skill_brief(r, lang)
         elif j["kind"] == "dispatch":
-            print_dispatch(r["dry_run"])
-            print_dispatch(r["commit"], brief=True)
-            print_handoff(r["outbox"], plan_shown=True)
+            print_dispatch(r["dry_run"], lang=lang)
+            print_dispatch(r["commit"], brief=True, lang=lang)
+            print_handoff(r["outbox"], plan_shown=True, lang=lang)
         else:
-            print_status(r)
-    out.rule("next")
+            print_status(r, lang)
+    out.rule(label("demo.next", lang))
     for step in d.get("next_steps", []):
         _say(f"  {step['what']}: {step['command']}")
-    _print_env(d["env"])
+    _print_env(d["env"], lang=lang)
 
 
 def print_quality(d: dict[str, Any]) -> None:

@@ -106,6 +106,13 @@ class Reports(_Strict):
     on_schedule: bool = False
 
 
+class UI(_Strict):
+    """How output speaks to people (issue 28): `auto` follows the typed query/task, else the locale
+    (core/language.py); `ru`/`en` fix it. JSON fields, codes and data are never translated."""
+
+    language: Literal["auto", "ru", "en"] = "auto"
+
+
 class Rights(_Strict):
     """What one principal may see: values resolved against the ACL tables (`ak_acl_*`) of each generation."""
 
@@ -249,6 +256,7 @@ class Settings(_Strict):
     query: Query = Field(default_factory=Query)
     access: Access = Field(default_factory=Access)
     lake: LakeSettings = Field(default_factory=LakeSettings)
+    ui: UI = Field(default_factory=UI)
 
     # -- loading / saving -------------------------------------------------------
     @classmethod

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from warehouse.core.language import Lang, output_language
 from warehouse.search.request import search_request
 
 if TYPE_CHECKING:
@@ -51,6 +52,11 @@ DEMO_CODEX_SESSIONS = 4
 
 
 
+def demo_language(setting: str) -> Lang:
+    """The demo's one language: `ui.language` when fixed, else the locale's (core/language)."""
+    return output_language(setting)
+
+
 def journey(uj: str, kind: str, result: dict[str, Any]) -> dict[str, Any]:
     """One journey of the demo's document: its id, its question (the title), what kind of answer, the answer."""
     return {"id": uj, "question": JOURNEYS[uj], "kind": kind, "result": result}
@@ -71,6 +77,9 @@ def run_demo(cls: Any, out: Path, sessions: int, seed: int, progress: Progress |
     wh = cls.open(out / "dsh", out / "autoclaw", out / "akw-home", out / "claude", out / "codex")
     if wh.settings.retention_days < DEMO_RETENTION_DAYS:  # the generated work is dated 2026-09: keep it
         wh.config_set([f"retention_days={DEMO_RETENTION_DAYS}"])
+    # one language for the whole demo (issue 28): its questions are the demo's, not typed by the person, so
+    # `auto` means the locale here, for every journey's texts (in memory only: the config file keeps `auto`)
+    wh.settings.ui.language = demo_language(wh.settings.ui.language)
     doc: dict[str, Any] = {"reindex": wh.reindex(progress=progress)}
     doc["env"] = {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
                   "AKW_HOME": str(wh.paths.home), "CLAUDE_CONFIG_DIR": str(wh.paths.claude_home),

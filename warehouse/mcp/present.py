@@ -17,6 +17,7 @@ from typing import Any
 
 from warehouse.search.budget import apply_budget, used_tokens
 from warehouse.search.contract import SearchResponse, response_dict
+from warehouse.search.messages import Lang
 from warehouse.search.snippets import ELLIPSIS, UNTRUSTED_CLOSE, UNTRUSTED_OPEN, untrusted
 
 BARE_OPEN = "<untrusted-data>"
@@ -52,8 +53,9 @@ def _wrap(obj: dict[str, Any], keys: tuple[str, ...]) -> None:
             obj[k] = untrusted(v)
 
 
-def wrap_search(doc: dict[str, Any], max_tokens: int) -> dict[str, Any]:
-    """The search response with every indexed text wrapped, trimmed again to `max_tokens` if it grew past it."""
+def wrap_search(doc: dict[str, Any], max_tokens: int, lang: Lang = "en") -> dict[str, Any]:
+    """The search response with every indexed text wrapped, trimmed again to `max_tokens` if it grew past it
+    (`lang`: the search's language, for a budget warning)."""
     d = copy.deepcopy(doc)
     for lane in (d.get("lanes") or {}).values():
         for item in (lane or {}).get("items", []):
@@ -62,7 +64,7 @@ def wrap_search(doc: dict[str, Any], max_tokens: int) -> dict[str, Any]:
                 _wrap(item["session"], ("title",))
     for actor in d.get("actors", []):
         _wrap(actor, _ACTOR_TEXT)
-    return response_dict(apply_budget(SearchResponse.model_validate(d), max_tokens))
+    return response_dict(apply_budget(SearchResponse.model_validate(d), max_tokens, lang))
 
 
 def _pick(obj: dict[str, Any], name: str) -> dict[str, Any]:

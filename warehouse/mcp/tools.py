@@ -14,6 +14,7 @@ from typing import Any
 
 from warehouse.api import Warehouse, os_user
 from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.language import output_language
 from warehouse.mcp import args as a
 from warehouse.mcp import schemas
 from warehouse.mcp.present import COMPACT_SNIPPET_CHARS, compact_search, wrap_search
@@ -71,8 +72,9 @@ def detail_of(arguments: dict[str, Any]) -> str:
 def _search(wh: Warehouse, arguments: dict[str, Any]) -> dict[str, Any]:
     detail = detail_of(arguments)
     req = {"schema": "knowledge.search/v1", **{k: v for k, v in arguments.items() if k != "detail"}}
-    budget = parse_request(req).budget
-    full = wrap_search(wh.search(req), budget.max_tokens)
+    parsed = parse_request(req)
+    budget = parsed.budget
+    full = wrap_search(wh.search(req), budget.max_tokens, output_language(wh.settings.ui.language, parsed.query))
     if detail == "full":
         return full
     chars = budget.snippet_chars if "snippet_chars" in budget.model_fields_set else COMPACT_SNIPPET_CHARS

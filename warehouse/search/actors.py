@@ -2,8 +2,8 @@
 
 Fusion's actor statement scores every actor of the fused episodes; an actor is named only
 with evidence the response itself returns (KC-7: no claim the caller cannot check), at most
-three episodes of it, and at most `MAX_ACTORS` actors. The why-texts speak the query's
-language; whether the caller may dispatch to an actor is the settings' decision.
+three episodes of it, and at most `MAX_ACTORS` actors. The why-texts speak the answer's
+language (decided once per search); whether the caller may dispatch to an actor is the settings' decision.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ SCORE_MAX = 1.9  # max of the FR-5.3 actor formula: 1 + 0.3 + 0.2 + 0.2 + 0.1 + 
 
 
 def actor_answers(req: SearchRequest, rows: list[tuple], episode_items: list[EpisodeItem], profiled: set[str],
-                  dispatch: Dispatch) -> list[Actor]:
+                  dispatch: Dispatch, lang: Lang = "en") -> list[Actor]:
     """Actors in score order whose evidence is among `episode_items` (each item names its actor);
     `profiled`: actors whose profile matched and nominated a returned episode (fusion.nominate)."""
     evidence: dict[str, list[str]] = {}
@@ -30,8 +30,6 @@ def actor_answers(req: SearchRequest, rows: list[tuple], episode_items: list[Epi
     if not picked:
         return []
     skills = {r[0]: [ActorSkill(name=s["name"], uses=int(s["uses"])) for s in r[-1]] for r in picked}
-    # not routing's test: that one also takes the archaic letters U+1C80–U+1C86 for Russian (kept as it was)
-    lang: Lang = "ru" if any("а" <= ch.lower() <= "я" or ch.lower() == "ё" for ch in req.query) else "en"
     out = []
     for (actor_id, kind, source, name, dispatch_mode, _rate, _total, n_eps, _max_rel, _top3, success, recency,
          same_ws, overlap, last_time, score, context, description, _skills) in picked:

@@ -36,7 +36,7 @@ from warehouse.search.contract import (
 from warehouse.search.fusion import RRF_K
 from warehouse.search.items import lane_items
 from warehouse.search.lane_status import LaneState
-from warehouse.search.messages import msg
+from warehouse.search.messages import Lang, msg
 
 BACKENDS = {"episodes": "akw.episode-index", "code": "akw.code-index", "skills": "akw.skill-index"}
 
@@ -48,23 +48,23 @@ def assemble(cur: duckdb.DuckDBPyConnection, gen: generation.Generation, req: Se
              semantic: dict[str, LaneSemantic] | None = None,
              unknown_workspaces: Sequence[str] = (), known_workspaces: Sequence[str] = (),
              details: Mapping[int, dict[str, Any]] | None = None,
-             passages: Mapping[tuple[str, int], int] | None = None) -> SearchResponse:
-    """The whole response before the budget; `cur` is the plain cursor (item details); `nominated`: the
-    episode documents actor profiles nominated (fusion.nominate).
+             passages: Mapping[tuple[str, int], int] | None = None, lang: Lang = "en") -> SearchResponse:
+    """The whole response before the budget, its texts in `lang`; `cur` is the plain cursor (item details);
+    `nominated`: the episode documents actor profiles nominated (fusion.nominate).
 
     `vec_by_doc` / `semantic` only with semantic.enabled: each item's similarity and each lane's vector state.
     `unknown_workspaces`: workspace filter values that name no workspace (`known_workspaces`: a hint).
     `details`: the items' rows (items.read_details), when the search read them beside the actor statement.
     `passages`: (lane, doc_id) -> the offset of the passage that matched by meaning (the item's snippet)."""
     names = {row[0]: row[3] for row in actor_rows}  # every actor of the fused episodes (actors.sql)
-    items = lane_items(cur, req, fused, terms_by_doc, nominated, names, vec_by_doc, details, passages)
+    items = lane_items(cur, req, fused, terms_by_doc, nominated, names, vec_by_doc, details, passages, lang)
     sem = semantic or {}
     profiled = {actor for lane, doc_id, *_, actor in fused if lane == "episodes" and doc_id in nominated}
-    actors = actor_answers(req, actor_rows, items["episodes"], profiled, settings.dispatch)
-    warnings, errors = _notices(req, state, items, no_source)
+    actors = actor_answers(req, actor_rows, items["episodes"], profiled, settings.dispatch, lang)
+    warnings, errors = _notices(req, state, items, no_source, lang)
     warnings[:0] = [LaneWarning(code=Code.UNKNOWN_WORKSPACE.value, lane="all",
-                            message=msg("filter.unknown_workspace", "en", workspace=name,
-                                        known=", ".join(known_workspaces) or "none"))
+                            message=msg("filter.unknown_workspace", lang, workspace=name,
+                                        known=", ".join(known_workspaces) or msg("none", lang)))
                     for name in unknown_workspaces]
     ep, co, sk = state["episodes"], state["code"], state.get("skills")
     lanes = Lanes(
@@ -90,7 +90,7 @@ def assemble(cur: duckdb.DuckDBPyConnection, gen: generation.Generation, req: Se
 
 
 def _notices(req: SearchRequest, state: dict[str, LaneState], items: dict[str, list[Any]],
-             no_source: bool) -> tuple[list[LaneWarning], list[ErrorItem]]:
+             no_source: bool, lang: Lang) -> tuple[list[LaneWarning], list[ErrorItem]]:
     """A warning per degraded lane and per included lane without a match; an error when no source answers."""
     warnings: list[LaneWarning] = []
     errors: list[ErrorItem] = []
@@ -101,9 +101,9 @@ def _notices(req: SearchRequest, state: dict[str, LaneState], items: dict[str, l
         if st["degraded"]:
             warnings.append(LaneWarning(code=st["code"], lane=lane, message=st["reason"]))
         elif lane in req.include and not items[lane] and not no_source:
-            warnings.append(LaneWarning(code="KNOWLEDGE_NO_MATCH", lane=lane, message=msg("lane.no_match", "en")))
+            warnings.append(LaneWarning(code="KNOWLEDGE_NO_MATCH", lane=lane, message=msg("lane.no_match", lang)))
     if no_source:
         reasons = "; ".join(st["reason"] for ln, st in state.items() if st["reason"] and ln in LANES)
-        errors.append(ErrorItem(code=Code.NO_SOURCE.value, message=msg("search.no_source", "en", reasons=reasons),
+        errors.append(ErrorItem(code=Code.NO_SOURCE.value, message=msg("search.no_source", lang, reasons=reasons),
                                 retryable=True))
     return warnings, errors

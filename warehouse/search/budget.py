@@ -18,7 +18,7 @@ from typing import Any
 
 from warehouse.core.errors import Code
 from warehouse.search.contract import LANES, BudgetUse, SearchResponse, dumps, response_dict
-from warehouse.search.messages import msg
+from warehouse.search.messages import Lang, msg
 
 ACTORS = "actors"
 _PRIORITY = {**{lane: i for i, lane in enumerate(LANES)}, ACTORS: len(LANES)}
@@ -148,8 +148,9 @@ def _fits(d: dict[str, Any], max_tokens: int) -> bool:
     return math.ceil(_size(d, max_tokens) / 4) <= max_tokens
 
 
-def apply_budget(resp: SearchResponse, max_tokens: int) -> SearchResponse:
-    """Return a copy of `resp` whose `dump_response` text is at most `max_tokens` (when at all possible)."""
+def apply_budget(resp: SearchResponse, max_tokens: int, lang: Lang = "en") -> SearchResponse:
+    """Return a copy of `resp` whose `dump_response` text is at most `max_tokens` (when at all possible);
+    `lang`: the answer's language, for the warning when even that is not possible."""
     base = response_dict(resp)  # a fresh dict: trimming it never touches `resp`
     ops = _ops(base)
     fresh = not base["limits"].get("dropped")
@@ -172,7 +173,7 @@ def apply_budget(resp: SearchResponse, max_tokens: int) -> SearchResponse:
         if not _fits(d, max_tokens):
             d.setdefault("warnings", []).append({
                 "code": str(Code.BUDGET_EXCEEDED), "lane": "all",
-                "message": msg("budget.exceeded", "en", max_tokens=max_tokens)})
+                "message": msg("budget.exceeded", lang, max_tokens=max_tokens)})
     d["limits"]["budget"] = {"max_tokens": max_tokens, "used_tokens": used_tokens(d, max_tokens)}
     return SearchResponse.model_validate(d)
 

@@ -23,9 +23,10 @@ from warehouse.core.errors import Code
 from warehouse.core.sqlfiles import query_sql, render
 from warehouse.search.access import Catalog, View
 from warehouse.search.contract import HiddenHint, LaneWarning, SearchResponse
+from warehouse.search.messages import Lang, msg
 
 PLACES_MAX = 20_000  # document places remembered per view (guard._places)
-TRIM_MESSAGE = "some items were not shown: their access could not be confirmed at the source (trimmed for safety)"
+TRIM_MESSAGE = msg("access.trimmed", "en")
 
 
 def hold_actors(actor_rows: list[tuple], view: View | None) -> list[tuple]:
@@ -110,8 +111,9 @@ def settle(job: Future[Any]) -> None:
         job.result()
 
 
-def trim_warnings(lanes: list[str]) -> list[LaneWarning]:
-    return [LaneWarning(code=Code.ACCESS_TRIMMED.value, lane=lane, message=TRIM_MESSAGE) for lane in lanes]
+def trim_warnings(lanes: list[str], lang: Lang = "en") -> list[LaneWarning]:
+    return [LaneWarning(code=Code.ACCESS_TRIMMED.value, lane=lane, message=msg("access.trimmed", lang))
+            for lane in lanes]
 
 
 def hint(doc_ids: list[int], view: View, catalog: Catalog) -> list[HiddenHint]:

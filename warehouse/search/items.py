@@ -25,7 +25,7 @@ from warehouse.search.contract import (
     SkillItem,
     UsedBy,
 )
-from warehouse.search.messages import msg
+from warehouse.search.messages import Lang, msg, outcome
 from warehouse.search.snippets import ELLIPSIS, make_snippet
 
 
@@ -53,12 +53,13 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
                actor_names: dict[str, str],
                vec_by_doc: dict[tuple[str, int], float] | None = None,
                details: Mapping[int, dict[str, Any]] | None = None,
-               passages: Mapping[tuple[str, int], int] | None = None) -> dict[str, list[Any]]:
-    """Lane → its items, in fusion's order; `nominated` episode documents stand for an actor profile's
-    match; `actor_names`: actor id → display name; `vec_by_doc` (semantic on) adds `vec: 0.83` to `why`;
-    `details`: read_details of (at least) these items, read here when not given; `passages`: (lane, doc_id) ->
-    offset in the clean text of the passage that matched by meaning: without a lexical match, the
-    snippet is that passage (the reason the item is here), else the window around the query's terms."""
+               passages: Mapping[tuple[str, int], int] | None = None, lang: Lang = "en") -> dict[str, list[Any]]:
+    """Lane → its items, in fusion's order, their why-texts in `lang`; `nominated` episode documents stand
+    for an actor profile's match; `actor_names`: actor id → display name; `vec_by_doc` (semantic on) adds
+    `vec: 0.83` to `why`; `details`: read_details of (at least) these items, read here when not given;
+    `passages`: (lane, doc_id) -> offset in the clean text of the passage that matched by meaning: without
+    a lexical match, the snippet is that passage (the reason the item is here), else the window around the
+    query's terms."""
     if details is None:
         details = read_details(cur, [int(r[1]) for r in fused])
     words = req.query.split()
@@ -72,18 +73,18 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
                                                     start_at=pos or 0)
         if snippet and pos:
             snippet = ELLIPSIS + snippet
-        why = [msg("item.lexical", "en", terms=", ".join(terms[:6])),
-               msg("item.coverage", "en", coverage=coverage)] if terms else []
+        why = [msg("item.lexical", lang, terms=", ".join(terms[:6])),
+               msg("item.coverage", lang, coverage=coverage)] if terms else []
         vec = (vec_by_doc or {}).get((lane, doc_id))
         if vec is not None:
-            why.append(msg("item.vector", "en", similarity=vec))
+            why.append(msg("item.vector", lang, similarity=vec))
         if lane == "episodes":
             if doc_id in nominated:  # an actor profile's evidence
-                why.insert(0, msg("item.profile", "en"))
+                why.insert(0, msg("item.profile", lang))
             elif terms or vec is None:  # a vector-only match has no matching event text to point at
-                why.insert(0, msg("item.fts_match", "en", event_type=d["event_type"]))
+                why.insert(0, msg("item.fts_match", lang, event_type=d["event_type"]))
             if d["outcome"]:
-                why.append(msg("item.outcome", "en", outcome=d["outcome"]))
+                why.append(msg("item.outcome", lang, outcome=outcome(d["outcome"], lang)))
             items[lane].append(EpisodeItem(
                 id=d["item_id"], session_id=d["session_id"] or "", seq=max(int(d["seq"] or 0), 0),
                 event_type=d["event_type"] or d["kind"], event_id=d["event_id"],
@@ -102,7 +103,7 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
                 snippet=snippet))
         else:
             if evidence:  # used by episodes that answer this query, not only sharing words with it
-                why.insert(0, msg("item.skill_evidence", "en", episodes=int(evidence), s="" if evidence == 1 else "s"))
+                why.insert(0, msg("item.skill_evidence", lang, episodes=int(evidence), s="" if evidence == 1 else "s"))
             items[lane].append(SkillItem(
                 id=d["item_id"], name=d["skill_name"] or d["title"], path=d["skill_path"],
                 description=cut(d["skill_description"]), when_to_use=cut(d["skill_when_to_use"]),

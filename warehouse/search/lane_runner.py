@@ -25,7 +25,7 @@ from warehouse.search import lexical, routing
 from warehouse.search.contract import LANES, SearchRequest, TraceLane
 from warehouse.search.filters import is_selective, lane_predicate
 from warehouse.search.lane_status import ACTOR_LANE, LaneInfo, LaneState, fail_lane, lane_state
-from warehouse.search.messages import msg
+from warehouse.search.messages import Lang, msg
 from warehouse.search.watchdog import Watchdog
 from warehouse.search.workspaces import Resolved
 
@@ -53,8 +53,8 @@ Beside = Callable[[Callable[[duckdb.DuckDBPyConnection], Any]], Future]  # start
 
 def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tuple[str, int, int]],
               lane_info: Mapping[str, LaneInfo], settings: Settings, watchdog: Watchdog,
-              ws: Resolved, allow: str = "", beside: Beside | None = None) -> LaneRun:
-    """Query every included lane (episodes and code are reported on even when not included);
+              ws: Resolved, allow: str = "", beside: Beside | None = None, lang: Lang = "en") -> LaneRun:
+    """Query every included lane (episodes and code are reported on even when not included; reasons in `lang`);
     `ws` is the workspace filter resolved to document numbers (unused without one); `allow` names the
     principal's visible-document bitstring (access.View.bits; empty with access off), probed before ranking.
     `beside` (search/side_worker.py): the first included lane runs on `cur`, the others at the same time
@@ -63,7 +63,7 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
     queried = [lane for lane in lanes if lane in req.include]
 
     def run(c: duckdb.DuckDBPyConnection, names: list[str]) -> list[tuple[LaneState, TraceLane, list[Hit]]]:
-        return [_one_lane(c, lane, req, found, lane_info, settings, watchdog, ws, allow) for lane in names]
+        return [_one_lane(c, lane, req, found, lane_info, settings, watchdog, ws, allow, lang) for lane in names]
 
     rest = [lane for lane in lanes if queried and lane != queried[0]]
     side = beside(lambda c: run(c, rest)) if beside is not None and found and len(queried) > 1 else None
@@ -91,9 +91,9 @@ def run_lanes(cur: duckdb.DuckDBPyConnection, req: SearchRequest, found: list[tu
 
 def _one_lane(cur: duckdb.DuckDBPyConnection, lane: str, req: SearchRequest, found: list[tuple[str, int, int]],
               lane_info: Mapping[str, LaneInfo], settings: Settings, watchdog: Watchdog, ws: Resolved,
-              allow: str) -> tuple[LaneState, TraceLane, list[Hit]]:
+              allow: str, lang: Lang) -> tuple[LaneState, TraceLane, list[Hit]]:
     """One lane: its state, its trace and its hits (a failed or timed-out lane degrades alone, §9)."""
-    st = lane_state(lane, lane_info.get(lane, {}), settings)
+    st = lane_state(lane, lane_info.get(lane, {}), settings, lang)
     t = time.perf_counter()
     hits: list[Hit] = []
     if not st["unavailable"] and lane in req.include:
@@ -102,13 +102,13 @@ def _one_lane(cur: duckdb.DuckDBPyConnection, lane: str, req: SearchRequest, fou
             hits = [(lane, d, s, terms) for d, s, terms in rows]
             st["hits"] = len(rows)
         except duckdb.InterruptException:
-            fail_lane(st, msg("lane.timed_out", "en", ms=int(LANE_TIMEOUT_S * 1000)))
+            fail_lane(st, msg("lane.timed_out", lang, ms=int(LANE_TIMEOUT_S * 1000)))
         except (duckdb.BinderException, duckdb.CatalogException):
             raise  # the generation does not fit this version: KNOWLEDGE_NOT_READY (search)
         except duckdb.Error as e:  # e.g. out of memory: this lane fails, the others answer (§9)
             # the error's text may quote the query's SQL literal: log and name its class only
             log.warning("search request_id=%s lane=%s failed: %s", req.request_id, lane, type(e).__name__)
-            fail_lane(st, msg("lane.query_failed", "en", error=type(e).__name__))
+            fail_lane(st, msg("lane.query_failed", lang, error=type(e).__name__))
     trace = TraceLane(lane=lane, ms=round((time.perf_counter() - t) * 1000, 3), items=st.get("hits", 0),
                       degraded=st["degraded"])
     return st, trace, hits

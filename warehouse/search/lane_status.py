@@ -18,7 +18,7 @@ from warehouse.core.errors import Code
 from warehouse.core.settings import Settings
 from warehouse.core.sqlfiles import query_sql
 from warehouse.search.contract import LANES
-from warehouse.search.messages import msg
+from warehouse.search.messages import Lang, msg
 
 SOURCE_FLAGS = {"episodes": ("harness", "autoclaw"), "code": ("code",), "skills": ("skills",)}  # settings.sources
 # The internal lane of actor profile documents (ak_document lane `actors`): it feeds the actor
@@ -63,22 +63,22 @@ def read_lane_info(con: duckdb.DuckDBPyConnection) -> dict[str, LaneInfo]:
     return info
 
 
-def lane_state(lane: str, info: Mapping[str, Any], settings: Settings) -> LaneState:
-    """A lane's state before its query: disabled source, nothing indexed, or failed source units."""
+def lane_state(lane: str, info: Mapping[str, Any], settings: Settings, lang: Lang = "en") -> LaneState:
+    """A lane's state before its query: disabled source, nothing indexed, or failed source units (reason in `lang`)."""
     enabled = any(getattr(settings.sources, f) for f in SOURCE_FLAGS[lane])
     st: LaneState = {"rev": info.get("rev") or f"lane-{lane}-empty", "docs": info.get("docs", 0),
                      "unavailable": False, "degraded": False, "code": None, "reason": None}
     if not enabled:
         st.update(unavailable=True, degraded=True, code=Code.SOURCE_UNAVAILABLE.value,
-                  reason=msg("lane.source_disabled", "en", lane=lane))
+                  reason=msg("lane.source_disabled", lang, lane=lane))
     elif st["docs"] == 0:
         codes = info.get("codes")
         st.update(unavailable=True, degraded=True, code=Code.INDEX_NOT_READY.value,
-                  reason=msg("lane.not_indexed_codes", "en", lane=lane, codes=", ".join(codes)) if codes
-                  else msg("lane.not_indexed", "en", lane=lane))
+                  reason=msg("lane.not_indexed_codes", lang, lane=lane, codes=", ".join(codes)) if codes
+                  else msg("lane.not_indexed", lang, lane=lane))
     elif info.get("failed_units"):
         st.update(degraded=True, code=Code.LANE_DEGRADED.value,
-                  reason=msg("lane.units_failed", "en", failed=info["failed_units"], codes=", ".join(info["codes"])))
+                  reason=msg("lane.units_failed", lang, failed=info["failed_units"], codes=", ".join(info["codes"])))
     return st
 
 

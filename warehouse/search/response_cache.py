@@ -1,7 +1,8 @@
 """Whole responses of repeated requests, per index revision: a repeat is answered without any SQL.
 
 An answer is a pure function of the generation and the request (KC-12), so the key is the
-generation's `index_rev` and the request without `request_id` and `trace`; a new generation
+generation's `index_rev`, the answer's language (core/language: the query's letters decide it, or
+the settings, or the locale) and the request without `request_id` and `trace`; a new generation
 empties the cache. Entries are the stored JSON text (immutable, small), the oldest leaves first.
 A hit keeps the first answer's per-lane trace, with zero time and `cache_hit`.
 """
@@ -13,7 +14,7 @@ from collections import OrderedDict
 
 from warehouse.search.contract import SearchRequest, SearchResponse, Trace, TraceLane
 
-CacheKey = tuple[str, str]
+CacheKey = tuple[str, str, str]
 
 
 class ResponseCache:
@@ -25,8 +26,8 @@ class ResponseCache:
         self.hits = 0  # answers served from the cache since the engine started (the bench checks it)
 
     @staticmethod
-    def key(index_rev: str, req: SearchRequest) -> CacheKey:
-        return index_rev, req.model_dump_json(by_alias=True, exclude={"request_id", "trace"})
+    def key(index_rev: str, req: SearchRequest, lang: str = "en") -> CacheKey:
+        return index_rev, lang, req.model_dump_json(by_alias=True, exclude={"request_id", "trace"})
 
     def get(self, key: CacheKey, req: SearchRequest, t0: float) -> SearchResponse | None:
         """The stored answer as `req` asks for it (its request id; a trace only if asked), or None."""

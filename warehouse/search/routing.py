@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.language import output_language
 from warehouse.search.contract import LANES, MODES, Routing
 from warehouse.search.messages import Lang, msg
 
@@ -92,7 +93,6 @@ ROLE_WORDS: tuple[Trigger, ...] = (
 )
 
 _TOKEN = re.compile(r"[0-9a-zа-яё]+(?:-[0-9a-zа-яё]+)*", re.IGNORECASE)
-_CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 
 
 def _tokens(query: str) -> list[str]:
@@ -130,8 +130,9 @@ def names_a_role(query: str) -> bool:
     return any(trig.pattern.fullmatch(tok) for trig in ROLE_WORDS for tok in (phrases if trig.words == 2 else tokens))
 
 
-def route(query: str, mode: str, include: list[str]) -> Routing:
-    """Pick intent, lanes and weights for a query; `mode` other than auto wins over the heuristic."""
+def route(query: str, mode: str, include: list[str], lang: Lang | None = None) -> Routing:
+    """Pick intent, lanes and weights for a query; `mode` other than auto wins over the heuristic.
+    `lang`: the answer's language (the search decides it once); None: the query's (core/language)."""
     if mode not in MODES:
         raise KnowledgeError(Code.INVALID_REQUEST, msg("request.unknown_mode", "en", mode=mode), field="mode")
     unknown = sorted(set(include) - set(LANES))
@@ -139,7 +140,7 @@ def route(query: str, mode: str, include: list[str]) -> Routing:
         raise KnowledgeError(Code.INVALID_REQUEST, msg("request.unknown_lane", "en", lane=unknown[0]),
                              field="include")
     lanes = [lane for lane in LANES if lane in include]
-    lang: Lang = "ru" if _CYRILLIC.search(query) else "en"  # the reason speaks the query's language
+    lang = lang or output_language("auto", query)
 
     if mode != "auto":
         intents, confidence, hits = [mode], CONF_OVERRIDE, {}

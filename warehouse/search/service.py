@@ -9,8 +9,9 @@ becomes SQL or FTS syntax. Logs carry request id, timings and codes, never text.
 The steps live in their own modules: `lane_status` (what each lane can give), `lane_runner`
 (the lexical lanes under deadlines), `session` and `fusion` (prepared SQL: RRF, slots,
 actors), `answer` with `items` and `actors` (the response), `budget` (its token cap),
-`response_cache` and `messages` (every text). This module opens and follows generations,
-owns the per-thread cursors and runs the steps in order.
+`response_cache` and `messages` (every text, in the one language decided per search by
+core/language). This module opens and follows generations, owns the per-thread cursors and runs
+the steps in order.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import duckdb
 
 from warehouse.core import embed
 from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.language import Lang, output_language
 from warehouse.core.paths import Paths
 from warehouse.core.proc import keep_heap_warm
 from warehouse.core.settings import Settings
@@ -98,6 +100,7 @@ class SearchEngine:
         self._feedback = FeedbackScores(feedback_log)  # feedback.py's scores, read once, not per search
         self._trust = TrustScores(trust_paths)  # ak_trust of the curation pass, read once, not per search
         self._semantic = settings.semantic.enabled  # the vector side of the lanes (search/vector.py)
+        self._ui_language = settings.ui.language  # read once: each search decides its language from it
         self._vec_info: dict[str, int] | None = None
         if self._semantic and embed.installed():
             embed.encoder()  # the model loads once per process (~0.8 s), not in the first search
@@ -186,20 +189,21 @@ class SearchEngine:
         """`scope`: the caller's access scope (access.scope_for; None with access off)."""
         t0 = time.perf_counter()
         req = request if isinstance(request, SearchRequest) else parse_request(request)
+        lang = output_language(self._ui_language, req.query)  # once per search: every text of the answer
         try:
             cur, gen = self._connection()
             if scope is not None:  # never cached: the late-binding trim asks the live sources every time
-                resp, traces = self._search(cur, gen, req, self.view(cur, scope))
+                resp, traces = self._search(cur, gen, req, lang, self.view(cur, scope))
                 if req.trace:
                     resp.trace = Trace(lanes=traces, total_ms=round((time.perf_counter() - t0) * 1000, 3))
                 self._log(req, resp, t0, cache_hit=False)
                 return resp
-            key = ResponseCache.key(gen.index_rev, req)
+            key = ResponseCache.key(gen.index_rev, req, lang)
             resp = self._cache.get(key, req, t0)
             if resp is not None:
                 self._log(req, resp, t0, cache_hit=True)
                 return resp
-            resp, traces = self._search(cur, gen, req)
+            resp, traces = self._search(cur, gen, req, lang)
             self._cache.put(key, resp, traces)
             if req.trace:
                 resp.trace = Trace(lanes=traces, total_ms=round((time.perf_counter() - t0) * 1000, 3))
@@ -219,9 +223,10 @@ class SearchEngine:
                  (time.perf_counter() - t0) * 1000, resp.found, resp.limits.returned, cache_hit, ",".join(codes))
 
     def _search(self, cur: duckdb.DuckDBPyConnection, gen: generation.Generation,
-                req: SearchRequest, view: View | None = None) -> tuple[SearchResponse, list[TraceLane]]:
-        """One uncached search on this thread's cursors: route, expand, lanes, fusion, answer, budget."""
-        routing = route(req.query, req.mode, list(req.include))
+                req: SearchRequest, lang: Lang, view: View | None = None) -> tuple[SearchResponse, list[TraceLane]]:
+        """One uncached search on this thread's cursors: route, expand, lanes, fusion, answer, budget;
+        every text in `lang`."""
+        routing = route(req.query, req.mode, list(req.include), lang)
         weights = lane_weights(routing)
         memo: TermCache = self._local.terms
         sess = self._local.sess  # the session cursor: its temp tables and prepared statements
@@ -238,11 +243,11 @@ class SearchEngine:
         allow = view.allow_clause() if view is not None else ""  # the principal's pre-filter on `d`
         vectors = None  # the vector side needs only the request: it runs beside the lexical lanes
         if self._semantic:
-            judged = {ln: lane_state(ln, self._lane_info.get(ln, {}), self.settings) for ln in LANES}
+            judged = {ln: lane_state(ln, self._lane_info.get(ln, {}), self.settings, lang) for ln in LANES}
             vectors = beside(lambda c: vector.run_vectors(c, req, judged, self._vec_info, self._watchdog, ws, allow,
-                                                          profiles_apply(req)))
+                                                          profiles_apply(req), lang))
         lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws,
-                          view.bits if view is not None else "", beside)
+                          view.bits if view is not None else "", beside, lang)
         hint = None  # the hidden hint's query runs beside fusion and the live check
         if view is not None and view.scope.hints and not lanes.no_source:
             snap = lanes._replace(state={k: dict(v) for k, v in lanes.state.items()})
@@ -288,18 +293,18 @@ class SearchEngine:
         resp = assemble(cur, gen, req, routing, weights, lanes.state, fused, actor_rows, terms_by_doc, nominated,
                         lanes.no_source, self.settings, vec_by_doc, vec.state if vec is not None else None,
                         ws.unknown, known.names() if ws.unknown else [], _details(details),
-                        vec.passages if vec is not None else None)
+                        vec.passages if vec is not None else None, lang)
         if vec is not None:
             resp.warnings.extend(vec.warnings)
-        _tell_match(resp, verdict, bool(hits))
+        _tell_match(resp, verdict, bool(hits), lang)
         resp.fusion.feedback_rev = self._feedback.rev  # same index_rev + feedback_rev + trust_rev + request:
         resp.fusion.trust_rev = self._trust.rev  # same answer
         if view is not None:
             resp = guard.hold_usage(resp, view)
-            resp.warnings.extend(guard.trim_warnings(trimmed))
+            resp.warnings.extend(guard.trim_warnings(trimmed, lang))
             if hint is not None and self._catalog is not None:
                 resp.hidden = guard.hint(hint.result(), view, self._catalog) or None
-        resp = apply_budget(resp, req.budget.max_tokens)
+        resp = apply_budget(resp, req.budget.max_tokens, lang)
         for tr in lanes.traces:
             tr.items = len(getattr(resp.lanes, tr.lane).items) if getattr(resp.lanes, tr.lane) is not None else 0
         return resp, lanes.traces
@@ -326,21 +331,21 @@ def _answered(vec: vector.VectorRun | None) -> bool:
     return vec is not None and any(st.state == "answered" for st in vec.state.values())
 
 
-def _tell_match(resp: SearchResponse, verdict: match.Match, had_candidates: bool) -> None:
-    """The response's `match` and, for a weak or refused answer, the warning that says why."""
+def _tell_match(resp: SearchResponse, verdict: match.Match, had_candidates: bool, lang: Lang) -> None:
+    """The response's `match` and, for a weak or refused answer, the warning that says why (in `lang`)."""
     sim = None if verdict.similarity is None else round(verdict.similarity, 3)
     resp.match = AnswerMatch(level=verdict.level, similarity=sim, coverage=round(verdict.coverage, 3),
                              unknown_terms=list(verdict.names) or None)
     if verdict.across and verdict.similarity is None and verdict.level != "strong":  # semantic off or unanswered
         resp.warnings.insert(0, LaneWarning(code=Code.ACROSS_LANGUAGES.value, lane="all",
-                                            message=msg("match.across_hint", "en")))
+                                            message=msg("match.across_hint", lang)))
     if verdict.level == "strong" or not verdict.reason or (not had_candidates and not verdict.names):
         return
     if verdict.reason == "match.nothing":  # nothing matched at all, and the query names what is not here
         verdict = verdict._replace(reason="match.unknown_names")
     code = Code.WEAK_MATCH if verdict.level == "weak" else Code.NO_GOOD_MATCH
-    tail = msg("match.verdict_weak" if verdict.level == "weak" else "match.verdict_none", "en")
-    text = msg(verdict.reason, "en", names=", ".join(repr(n) for n in verdict.names), sim=sim,
+    tail = msg("match.verdict_weak" if verdict.level == "weak" else "match.verdict_none", lang)
+    text = msg(verdict.reason, lang, names=", ".join(repr(n) for n in verdict.names), sim=sim,
                cov=round(verdict.coverage, 3), verdict=tail)
     resp.warnings.insert(0, LaneWarning(code=code.value, lane="all", message=text))
 

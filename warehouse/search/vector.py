@@ -27,7 +27,7 @@ from warehouse.search.contract import LANES, LaneSemantic, LaneWarning, SearchRe
 from warehouse.search.filters import lane_predicate
 from warehouse.search.lane_runner import K_LANE, LANE_TIMEOUT_S, Hit
 from warehouse.search.lane_status import ACTOR_LANE, LaneState
-from warehouse.search.messages import msg
+from warehouse.search.messages import Lang, msg
 from warehouse.search.watchdog import Watchdog
 from warehouse.search.workspaces import Resolved
 
@@ -62,8 +62,8 @@ def read_vec_info(con: duckdb.DuckDBPyConnection) -> dict[str, int] | None:
 
 def run_vectors(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lane_state: Mapping[str, LaneState],
                 vec_info: dict[str, int] | None, watchdog: Watchdog, ws: Resolved, allow: str = "",
-                profiles: bool = False) -> VectorRun:
-    """The vector hits of every included, answering lane, and what each lane's vector side did
+                profiles: bool = False, lang: Lang = "en") -> VectorRun:
+    """The vector hits of every included, answering lane, and what each lane's vector side did (in `lang`)
     (`allow`: the principal's pre-filter, access.View.allow_clause). `profiles` (the query names a
     kind of actor, lane_runner.profiles_apply): the actor profiles are scanned too, beside the
     episodes lane; their hits stay under ACTOR_LANE for `nominate_profiles`."""
@@ -71,14 +71,14 @@ def run_vectors(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lane_state: 
     model = embed.MODEL
     lanes = [ln for ln in LANES if ln in lane_state and ln in req.include and not lane_state[ln]["unavailable"]]
     if not embed.installed():
-        reason = embed.not_installed_error().message
+        reason = msg("vec.not_installed", lang, hint=embed.INSTALL_HINT)
         return VectorRun({}, {ln: LaneSemantic(state="unavailable", model=model, reason=reason) for ln in lanes},
                          [LaneWarning(code=Code.SEMANTIC_UNAVAILABLE.value, lane=ln, message=reason) for ln in lanes],
                          {})
     queried = [ln for ln in lanes if (vec_info or {}).get(ln)]
     for ln in lanes:
         if ln not in queried:
-            reason = msg("vec.no_vectors" if vec_info is not None else "vec.not_built", "en", lane=ln)
+            reason = msg("vec.no_vectors" if vec_info is not None else "vec.not_built", lang, lane=ln)
             state[ln] = LaneSemantic(state="no_vectors", model=model, reason=reason)
     hits: dict[str, list[tuple[int, float]]] = {}
     positions: dict[tuple[str, int], int] = {}
@@ -92,14 +92,14 @@ def run_vectors(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lane_state: 
         except duckdb.InterruptException:
             for ln in queried:
                 state[ln] = LaneSemantic(state="timed_out", model=model,
-                                         reason=msg("lane.timed_out", "en", ms=int(LANE_TIMEOUT_S * 1000)))
+                                         reason=msg("lane.timed_out", lang, ms=int(LANE_TIMEOUT_S * 1000)))
         except (duckdb.BinderException, duckdb.CatalogException):
             raise
         except (duckdb.Error, KnowledgeError, ValueError) as e:
             log.warning("search request_id=%s vector side failed: %s", req.request_id, type(e).__name__)
             for ln in queried:
                 state[ln] = LaneSemantic(state="failed", model=model,
-                                         reason=msg("lane.query_failed", "en", error=type(e).__name__))
+                                         reason=msg("lane.query_failed", lang, error=type(e).__name__))
     warnings = [LaneWarning(code=Code.SEMANTIC_UNAVAILABLE.value, lane=ln, message=state[ln].reason or "")
                 for ln in lanes if state[ln].state in ("failed", "timed_out", "unavailable")
                 or (state[ln].state == "no_vectors" and vec_info is None)]

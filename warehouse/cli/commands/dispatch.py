@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from warehouse.api import os_user
-from warehouse.cli.app import JsonOpt, dispatch_app, emit, errors, home_options, read_request, wh
+from warehouse.cli.app import JsonOpt, dispatch_app, emit, errors, home_options, language, read_request, wh
 from warehouse.cli.render import print_dispatch, print_handoff, print_outbox
 from warehouse.core.errors import Code, KnowledgeError
 
@@ -32,7 +32,7 @@ def dispatch_cmd(
         if yes:
             text = _confirmed(text)
         doc = wh(ctx).dispatch(text, requested_by=f"cli:{os_user()}")
-        emit(as_json, doc, print_dispatch)
+        emit(as_json, doc, lambda d: print_dispatch(d, lang=language(ctx, d["context_pack"].get("goal"))))
     if doc["errors"]:
         raise typer.Exit(code=1)
 
@@ -69,4 +69,5 @@ def dispatch_show(ctx: typer.Context, ident: Annotated[str, typer.Argument(help=
                   as_json: JsonOpt = False) -> None:
     """One recorded dispatch: its assignment row and its knowledge.handoff/v1 package."""
     with errors(as_json):
-        emit(as_json, wh(ctx).dispatch_show(ident), print_handoff)
+        emit(as_json, wh(ctx).dispatch_show(ident), lambda d: print_handoff(d, lang=language(
+            ctx, d["handoff"]["task"].get("title"), d["handoff"]["task"].get("text"))))

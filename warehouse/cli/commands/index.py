@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from warehouse.cli.app import JsonOpt, app, emit, errors, home_options, progress, wh
+from warehouse.cli.app import JsonOpt, app, emit, errors, home_options, language, progress, wh
 from warehouse.cli.render import print_reindex, print_sources, print_status
 from warehouse.core.errors import Code, KnowledgeError
 
@@ -29,7 +29,7 @@ def reindex(
         except KeyboardInterrupt:
             raise KnowledgeError(Code.INTERNAL, "cancelled; the published generation is unchanged",
                                  cancelled=True) from None
-        emit(as_json, doc, print_reindex)
+        emit(as_json, doc, lambda d: print_reindex(d, language(ctx)))
 
 
 @app.command()
@@ -37,7 +37,7 @@ def reindex(
 def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """knowledge_status: state, index_rev, last/next run, counts, coverage, errors."""
     with errors(as_json):
-        emit(as_json, wh(ctx).status(), print_status)
+        emit(as_json, wh(ctx).status(), lambda d: print_status(d, language(ctx)))
 
 
 @app.command()
@@ -45,4 +45,4 @@ def status(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 def sources(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """Show the state of every source unit (revision, status, error code)."""
     with errors(as_json):
-        emit(as_json, wh(ctx).sources(), print_sources)
+        emit(as_json, wh(ctx).sources(), lambda d: print_sources(d, language(ctx)))

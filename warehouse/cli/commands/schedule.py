@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from warehouse.api import Warehouse
-from warehouse.cli.app import CliState, JsonOpt, app, emit, errors, home_options, out, schedule_app, wh
+from warehouse.cli.app import CliState, JsonOpt, app, emit, errors, home_options, language, out, schedule_app, wh
 from warehouse.cli.render import print_schedule
 from warehouse.core.errors import Code, KnowledgeError
 
@@ -31,7 +31,7 @@ def _now(value: str | None) -> Any:
 def schedule_show(ctx: typer.Context, now: NowOpt = None, as_json: JsonOpt = False) -> None:
     """The next runs, the last run and what is due now."""
     with errors(as_json):
-        emit(as_json, wh(ctx).schedule_show(now=_now(now)), print_schedule)
+        emit(as_json, wh(ctx).schedule_show(now=_now(now)), lambda d: print_schedule(d, language(ctx)))
 
 
 @schedule_app.command("run-due")

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from warehouse.api import search_request
-from warehouse.cli.app import DashQueryCommand, JsonOpt, app, emit, errors, home_options, read_request, wh
+from warehouse.cli.app import DashQueryCommand, JsonOpt, app, emit, errors, home_options, language, read_request, wh
 from warehouse.cli.render import print_card, print_feedback, print_search, print_sql
 from warehouse.core.errors import Code, KnowledgeError
 
@@ -34,7 +34,7 @@ def search(
             raise KnowledgeError(Code.INVALID_REQUEST, "query: give a QUERY or --request FILE", field="query")
         else:
             req = search_request(query, mode, limit, workspace)
-        emit(as_json, wh(ctx).search(req), print_search)
+        emit(as_json, wh(ctx).search(req), lambda d: print_search(d, language(ctx, d["query"])))
 
 
 @app.command("get", cls=DashQueryCommand)
@@ -54,7 +54,8 @@ def get_cmd(
 ) -> None:
     """knowledge_get_*: the full card of an agent, skill, episode or code chunk by id."""
     with errors(as_json):
-        emit(as_json, wh(ctx).get(kind, ident, task=task, source=source, max_chars=max_chars), print_card)
+        emit(as_json, wh(ctx).get(kind, ident, task=task, source=source, max_chars=max_chars),
+             lambda d: print_card(d, language(ctx, task)))
 
 
 @app.command("sql", cls=DashQueryCommand)
@@ -80,4 +81,5 @@ def feedback_cmd(
     with errors(as_json):
         if useful is None:
             raise KnowledgeError(Code.INVALID_REQUEST, "give --useful or --not-useful", field="useful")
-        emit(as_json, wh(ctx).feedback(result_id, useful, request_id=request_id, chosen=chosen), print_feedback)
+        emit(as_json, wh(ctx).feedback(result_id, useful, request_id=request_id, chosen=chosen),
+             lambda d: print_feedback(d, language(ctx)))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -17,6 +17,8 @@ from warehouse.api import Warehouse
 from warehouse.cli.app import JsonOpt, Tick, app, emit, errors, fail, fixtures_app, home_options, log, out, progress, wh
 from warehouse.cli.render import print_demo, print_fixtures, print_quality
 from warehouse.core.errors import Code
+from warehouse.core.paths import Paths
+from warehouse.core.settings import Settings
 
 
 # -- fixtures / demo --------------------------------------------------------------------------
@@ -67,7 +69,16 @@ def demo(
     with errors(as_json):
         with progress(not as_json) as tick:
             doc = Warehouse.demo(out_dir, sessions=sessions, seed=seed, progress=tick, log=log(as_json))
-        emit(as_json, doc, print_demo)
+        emit(as_json, doc, _print_demo)
+
+
+def _print_demo(doc: dict[str, Any]) -> None:
+    """The demo in words, in the one language its journeys were run in (evaluation/demo.demo_language)."""
+    from warehouse.evaluation.demo import demo_language
+
+    env = doc["env"]
+    config = Paths.resolve(env["DSH_HOME"], env["AUTOCLAW_ROOT"], env["AKW_HOME"]).config_file
+    print_demo(doc, demo_language(Settings.load(config).ui.language))
 
 
 # -- eval / bench (golden set, benchmarks) ----------------------------------------------------

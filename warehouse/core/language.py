@@ -1,0 +1,45 @@
+"""Which language a person's output speaks: one language per output (issue 28, setting `ui.language`).
+
+`ru`/`en` in the settings win. `auto` follows the text the person typed (a query, a task) when it has
+letters — any Cyrillic letter means Russian, other letters English — and otherwise the locale
+(LC_ALL, then LC_MESSAGES, then LANG, as POSIX orders them). Search decides once per request, so every
+text of one answer (routing reason, why-texts, warnings) is in the same language; the CLI labels follow
+the same decision. Data (titles, snippets, paths, ids) is never translated.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from typing import Literal
+
+Lang = Literal["ru", "en"]
+Setting = Literal["auto", "ru", "en"]
+
+LOCALE_VARS = ("LC_ALL", "LC_MESSAGES", "LANG")
+_CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def of_text(text: str | None) -> Lang | None:
+    """The language of typed text: `ru` with any Cyrillic letter, `en` with other letters, None without letters."""
+    if not text:
+        return None
+    if _CYRILLIC.search(text):
+        return "ru"
+    return "en" if _LETTER.search(text) else None
+
+
+def of_locale(env: Mapping[str, str] | None = None) -> Lang:
+    """The locale's language: the first set of LC_ALL / LC_MESSAGES / LANG starting with `ru`, else English."""
+    env = os.environ if env is None else env
+    value = next((env[k] for k in LOCALE_VARS if env.get(k)), "")
+    return "ru" if value.lower().startswith("ru") else "en"
+
+
+def output_language(setting: str = "auto", text: str | None = None, env: Mapping[str, str] | None = None) -> Lang:
+    """The one language of an output: the setting when fixed, else the typed text's, else the locale's."""
+    if setting in ("ru", "en"):
+        return setting  # type: ignore[return-value]
+    return of_text(text) or of_locale(env)
