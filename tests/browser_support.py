@@ -129,16 +129,24 @@ def marimo_app(notebook: Path | list[Path], env: dict[str, str]) -> Iterator[str
                 proc.kill()
 
 
+SLOW_WAIT_S = 15.0  # a wait this long passes but is named in the warnings summary: it once took 60 s in a run
+
+
 def wait_for(cond: Any, timeout: float = 60, what: str = "condition") -> Any:
     import time
+    import warnings
 
-    deadline = time.monotonic() + timeout
+    start = time.monotonic()
+    deadline = start + timeout
     while time.monotonic() < deadline:
         try:
             got = cond()
         except Exception:  # the page is re-rendering: try again
             got = None
         if got:
+            waited = time.monotonic() - start
+            if waited > SLOW_WAIT_S:
+                warnings.warn(f"browser test waited {waited:.1f} s for {what}", stacklevel=2)
             return got
         time.sleep(0.3)
     raise AssertionError(f"timed out waiting for {what}")

@@ -1,7 +1,18 @@
-"""The `akw` CLI contract, checked on the real executable: hostile input gets coded errors, never tracebacks.
+"""The `akw` CLI contract: hostile input gets coded errors, never tracebacks.
 
 With `--json` every failure (option parsing included) is one `{"errors": [...]}` document on stdout and a
 non-zero exit; user mistakes are `KNOWLEDGE_INVALID_REQUEST`, never `KNOWLEDGE_INTERNAL`.
+
+Most checks run the Typer app in this process (`run`, tests/cli_run.py): the console script `akw` is
+`warehouse.cli:app` itself (test_the_entry_point_is_the_typer_app), so argv parsing, the commands and the
+JSON error contract are the same code, without the half second a new interpreter costs per call. An
+exception nothing maps to fails the test outright there (the CLI would have printed a traceback).
+These stay on the real executable (`akw`), because they need a process of their own:
+- test_a_usage_error_through_the_installed_entry_point: the installed script, argv from `sys.argv`;
+- test_undecodable_argument_bytes: bytes in argv, which only an OS exec delivers (as lone surrogates);
+- test_a_closed_pipe_is_a_quiet_exit, test_piping_into_head: a stdout file descriptor whose reader is gone;
+- test_version: the version the installed `akw` reports;
+- test_cli_import_stays_light: what a fresh interpreter imports for `warehouse.cli`.
 """
 
 from __future__ import annotations
@@ -11,10 +22,12 @@ import os
 import re
 import subprocess
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import Run, run
 from homes import BuiltHome
 
 import warehouse
@@ -31,12 +44,17 @@ def akw(*args: str | bytes, stdin: bytes | None = None, env: dict[str, str] | No
                           env={**os.environ, **(env or {})}, timeout=120, check=False)
 
 
-def user_error(r: subprocess.CompletedProcess[bytes]) -> dict[str, Any]:
-    """Exactly one JSON error document on stdout, a user-error code, a non-zero exit, no traceback."""
-    assert r.returncode != 0
-    assert b"Traceback" not in r.stderr, r.stderr.decode(errors="replace")
-    lines = r.stdout.decode("utf-8").splitlines()
-    assert len(lines) == 1, r.stdout
+def user_error(r: subprocess.CompletedProcess[bytes] | Run) -> dict[str, Any]:
+    """Exactly one JSON error document on stdout, a user-error code, a non-zero exit, no traceback
+    (of a real `akw` process or of an in-process `run`)."""
+    if isinstance(r, Run):
+        code, stdout, stderr = r.code, r.stdout, r.stderr
+    else:
+        code, stdout, stderr = r.returncode, r.stdout.decode("utf-8"), r.stderr.decode(errors="replace")
+    assert code != 0
+    assert "Traceback" not in stderr, stderr
+    lines = stdout.splitlines()
+    assert len(lines) == 1, stdout[:500]
     doc = json.loads(lines[0])
     assert list(doc) == ["errors"] and len(doc["errors"]) == 1
     err = doc["errors"][0]
@@ -66,22 +84,33 @@ def home(small: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> dict[str
 ], ids=["limit-abc", "limit-5000-digits", "unknown-option", "missing-option", "missing-argument", "no-command",
         "feedback-no-id", "schedule-bad-now", "daemon-bad-tick"])
 def test_usage_errors_are_one_json_document(args: list[str]) -> None:
-    user_error(akw(*args))
+    user_error(run(*args))
+
+
+def test_the_entry_point_is_the_typer_app() -> None:
+    """What makes the in-process runs above the same code as `akw`: the script calls the app and nothing else."""
+    [script] = [e for e in entry_points(group="console_scripts") if e.name == "akw"]
+    assert script.value == "warehouse.cli:app"
+
+
+def test_a_usage_error_through_the_installed_entry_point() -> None:
+    """The installed `akw` script: argv from the process, the JSON usage error on its real stdout."""
+    assert user_error(akw("search", "x", "--limit", "abc", "--json"))["field"] == "limit"
 
 
 def test_usage_errors_without_json_stay_on_stderr() -> None:
-    r = akw("search", "x", "--limit", "abc")
-    assert r.returncode == 2 and r.stdout == b"" and b"--limit" in r.stderr and b"Traceback" not in r.stderr
+    r = run("search", "x", "--limit", "abc")
+    assert r.code == 2 and r.stdout == "" and "--limit" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_a_huge_limit_that_parses_is_still_a_request_error(home: dict[str, str]) -> None:
-    assert user_error(akw("search", "x", "--limit", "9" * 100, "--json", env=home))["field"] == "limit"
+    assert user_error(run("search", "x", "--limit", "9" * 100, "--json", env=home))["field"] == "limit"
 
 
 # -- user mistakes are coded ----------------------------------------------------------------
 def test_missing_or_unreadable_request_file(tmp_path: Path, home: dict[str, str]) -> None:
-    assert user_error(akw("search", "--request", str(tmp_path / "nope.json"), "--json", env=home))["field"] == "request"
-    assert user_error(akw("search", "--request", str(tmp_path), "--json", env=home))["field"] == "request"
+    assert user_error(run("search", "--request", str(tmp_path / "nope.json"), "--json", env=home))["field"] == "request"
+    assert user_error(run("search", "--request", str(tmp_path), "--json", env=home))["field"] == "request"
 
 
 @pytest.mark.parametrize("cmd", [["fixtures", "generate", "--sessions", "1"], ["demo", "--sessions", "1"],
@@ -90,7 +119,7 @@ def test_unwritable_out_folder(cmd: list[str], tmp_path: Path) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     extra = {"eval": ["--generate", str(tmp_path / "data")], "bench": ["--work", str(tmp_path / "work")]}
-    err = user_error(akw(*cmd, *extra.get(cmd[0], []), "--out", str(blocker / "sub"), "--json"))
+    err = user_error(run(*cmd, *extra.get(cmd[0], []), "--out", str(blocker / "sub"), "--json"))
     assert err["field"] == "out"
 
 
@@ -111,28 +140,28 @@ def test_undecodable_argument_bytes(args: list[bytes], home: dict[str, str]) -> 
     b'{"schema": "knowledge.search/v1", "query": "x", "filters": ' + b'{"a": ' * 100_000 + b"1" + b"}" * 100_001,
 ], ids=["latin-1", "escaped-surrogate", "nested-array", "nested-object"])
 def test_hostile_request_on_stdin(stdin: bytes, home: dict[str, str]) -> None:
-    user_error(akw("search", "--request", "-", "--json", stdin=stdin, env=home))
+    user_error(run("search", "--request", "-", "--json", stdin=stdin, env=home))
 
 
 def test_markup_in_a_query_is_printed_literally(home: dict[str, str]) -> None:
-    r = akw("search", "[/x] [bold]", env=home)
-    assert r.returncode == 0, r.stderr
-    assert "[/x] [bold]" in r.stdout.decode()
+    r = run("search", "[/x] [bold]", env=home)
+    assert r.code == 0, r.stderr
+    assert "[/x] [bold]" in r.stdout
 
 
 # -- queries that start with '-' -------------------------------------------------------------
 def test_dash_queries(home: dict[str, str]) -> None:
-    r = akw("search", "--json", "--", "-foo", env=home)
-    assert r.returncode == 0, r.stderr
+    r = run("search", "--json", "--", "-foo", env=home)
+    assert r.code == 0, r.stderr
     assert json.loads(r.stdout)["query"] == "-foo"
-    r = akw("search", "-rf flag", "--limit", "3", "--json", env=home)
-    assert r.returncode == 0, r.stderr
+    r = run("search", "-rf flag", "--limit", "3", "--json", env=home)
+    assert r.code == 0, r.stderr
     assert json.loads(r.stdout)["query"] == "-rf flag"
-    assert b"--" in akw("search", "--help").stdout
+    assert "--" in run("search", "--help").stdout
 
 
 def test_a_dash_word_without_the_separator_is_an_unknown_option(home: dict[str, str]) -> None:
-    user_error(akw("search", "-foo", "--json", env=home))
+    user_error(run("search", "-foo", "--json", env=home))
 
 
 # -- pipes, version --------------------------------------------------------------------------
@@ -163,19 +192,19 @@ def test_version() -> None:
 def test_location_options_before_or_after_the_command(home: dict[str, str]) -> None:
     loc = ["--dsh-home", home["DSH_HOME"], "--autoclaw-root", home["AUTOCLAW_ROOT"], "--home", home["AKW_HOME"]]
     clean = {k: "" for k in home}  # nothing from the environment: only the flags say where
-    before = akw(*loc, "status", "--json", env=clean)
-    after = akw("status", *loc, "--json", env=clean)
-    assert before.returncode == after.returncode == 0, (before.stderr, after.stderr)
+    before = run(*loc, "status", "--json", env=clean)
+    after = run("status", *loc, "--json", env=clean)
+    assert before.code == after.code == 0, (before.stderr, after.stderr)
     rev = json.loads(before.stdout)["index_rev"]
     assert rev and json.loads(after.stdout)["index_rev"] == rev
-    wins = akw("--home", "/nonexistent-akw-home", "status", "--home", home["AKW_HOME"], "--json", env=clean)
+    wins = run("--home", "/nonexistent-akw-home", "status", "--home", home["AKW_HOME"], "--json", env=clean)
     assert json.loads(wins.stdout)["index_rev"] == rev  # the flag after the command is the more specific
 
 
 def test_config_roundtrip_readable(tmp_path: Path) -> None:
-    assert akw("--home", str(tmp_path), "config", "set", "retention_days=45").returncode == 0
-    r = akw("config", "show", "--home", str(tmp_path))
-    assert r.returncode == 0 and "retention_days=45" in r.stdout.decode().splitlines()
+    assert run("--home", str(tmp_path), "config", "set", "retention_days=45").code == 0
+    r = run("config", "show", "--home", str(tmp_path))
+    assert r.code == 0 and "retention_days=45" in r.stdout.splitlines()
 
 
 # -- readable output --------------------------------------------------------------------------
@@ -183,16 +212,16 @@ def test_config_roundtrip_readable(tmp_path: Path) -> None:
                                   ["reindex", "--mode", "verify"], ["config", "show"],
                                   ["sql", "SELECT {'a': [1, 2]} AS s, NULL AS n"]])
 def test_readable_output_has_no_python_reprs(args: list[str], home: dict[str, str]) -> None:
-    r = akw(*args, env=home)
-    assert r.returncode == 0, r.stderr
-    text = r.stdout.decode()
+    r = run(*args, env=home)
+    assert r.code == 0, r.stderr
+    text = r.stdout
     assert text.strip() and not PY_DICT.search(text), text
 
 
 def test_verify_mismatches_are_text(tmp_path: Path) -> None:
-    r = akw("reindex", "--mode", "verify", "--home", str(tmp_path / "empty"))
-    assert "published: message=no generation is published" in r.stdout.decode()
-    assert not PY_DICT.search(r.stdout.decode())
+    r = run("reindex", "--mode", "verify", "--home", str(tmp_path / "empty"))
+    assert "published: message=no generation is published" in r.stdout
+    assert not PY_DICT.search(r.stdout)
 
 
 # -- the API the CLI mirrors -------------------------------------------------------------------
@@ -210,7 +239,7 @@ def test_cli_import_stays_light() -> None:
 
 
 def test_fixtures_generate_readable(tmp_path: Path) -> None:
-    r = akw("fixtures", "generate", "--out", str(tmp_path / "fx"), "--sessions", "1")
-    assert r.returncode == 0, r.stderr
-    text = r.stdout.decode()
+    r = run("fixtures", "generate", "--out", str(tmp_path / "fx"), "--sessions", "1")
+    assert r.code == 0, r.stderr
+    text = r.stdout
     assert "DSH_HOME=" in text and not PY_DICT.search(text)

@@ -22,12 +22,13 @@ import akw_fixtures
 import cli_run
 import pyarrow.parquet as pq
 import pytest
-from akw_fixtures.canaries import BUNDLE_KINDS, Canaries
+from akw_fixtures.canaries import ALL_KINDS, Canaries
 
 from warehouse.core import db
 
 AKW = Path(sys.executable).parent / "akw"
 SEED, SESSIONS = 7, 12
+TOOLS = 4  # Claude Code transcripts and Codex rollouts each, so every source the warehouse reads gets the plant
 QUERIES = [("восстановить доступ к mysql root", "auto"), ("legacy credentials audit", "find_code"),
            ("mysql access restore", "find_skill"), ("db guardian data loss", "find_agent")]
 SOURCE_PHRASE = "kept until the audit"  # a line of the canary workspace file: source text, never a log line
@@ -44,12 +45,57 @@ def needles(manifest: dict[str, Any]) -> list[str]:
     return sorted(out)
 
 
+def _plant_in_tool_logs(src: Path) -> list[dict[str, Any]]:
+    """Every kind in one Claude Code transcript and one Codex rollout, appended as whole lines in each tool's
+    own format (SOURCES.md): a human message, and a tool call whose result holds a second bundle."""
+    cans, placed = Canaries(SEED + 2, ALL_KINDS), []
+
+    def bundle(source: str) -> str:
+        text, found = cans.bundle()
+        placed.extend({"kind": k, "value": v, "where": {"source": source}} for k, v in found)
+        return text
+
+    cc = sorted(p for p in (src / "claude" / "projects").glob("*/*.jsonl") if not p.name.startswith("agent-"))[0]
+    last = json.loads(cc.read_text(encoding="utf-8").splitlines()[-1])
+    base = {k: last[k] for k in ("isSidechain", "userType", "cwd", "sessionId", "version", "gitBranch") if k in last}
+    stamp = last["timestamp"][:-5] + "999Z"  # within the same second, after every line already there
+    ids = [f"00000000-0000-4000-8000-00000000a{n:03d}" for n in range(3)]
+    cc_lines = [
+        {**base, "parentUuid": last["uuid"], "type": "user", "uuid": ids[0], "timestamp": stamp,
+         "message": {"role": "user", "content": bundle("claude_code")}},
+        {**base, "parentUuid": ids[0], "type": "assistant", "uuid": ids[1], "timestamp": stamp,
+         "message": {"role": "assistant", "model": "claude-sonnet-4-5", "content": [
+             {"type": "tool_use", "id": "toolu_canary", "name": "Bash", "input": {"command": bundle("claude_code")}}]}},
+        {**base, "parentUuid": ids[1], "type": "user", "uuid": ids[2], "timestamp": stamp,
+         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_canary",
+                                                  "content": bundle("claude_code"), "is_error": False}]}},
+    ]
+    rollout = sorted((src / "codex" / "sessions").rglob("rollout-*.jsonl"))[0]
+    at = json.loads(rollout.read_text(encoding="utf-8").splitlines()[-1])["timestamp"]
+    cx_lines = [
+        {"timestamp": at, "type": "response_item", "payload": {
+            "type": "message", "role": "user", "content": [{"type": "input_text", "text": bundle("codex")}]}},
+        {"timestamp": at, "type": "response_item", "payload": {
+            "type": "function_call", "name": "shell", "call_id": "call_canary",
+            "arguments": json.dumps({"command": ["bash", "-lc", bundle("codex")]})}},
+        {"timestamp": at, "type": "response_item", "payload": {
+            "type": "function_call_output", "call_id": "call_canary", "output": bundle("codex")}},
+    ]
+    for path, lines in ((cc, cc_lines), (rollout, cx_lines)):
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.writelines(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    return placed
+
+
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     root = tmp_path_factory.mktemp("ac10")
-    manifest = akw_fixtures.generate(root / "src", sessions=SESSIONS, seed=SEED)
+    manifest = akw_fixtures.generate(root / "src", sessions=SESSIONS, seed=SEED, claude_code_sessions=TOOLS,
+                                     codex_sessions=TOOLS, canary_kinds=ALL_KINDS)  # the issue-25 kinds too
+    manifest["canaries"] += _plant_in_tool_logs(root / "src")
     home = root / "akw"
     paths = {"DSH_HOME": str(root / "src" / "dsh"), "AUTOCLAW_ROOT": str(root / "src" / "autoclaw"),
+             "CLAUDE_CONFIG_DIR": str(root / "src" / "claude"), "CODEX_HOME": str(root / "src" / "codex"),
              "AKW_HOME": str(home)}
     env = {**os.environ, **paths}
     calls: list[dict[str, Any]] = []
@@ -95,7 +141,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     for q in ("SELECT * FROM ak_document", "SELECT * FROM ak_event", "SELECT * FROM ak_memory",
               "SELECT * FROM ak_actor", "SELECT * FROM ak_skill", "SELECT * FROM stg_code_chunks"):
         sql(q)
-    secrets, planted = Canaries(SEED + 1).bundle()  # every kind, in the forms people paste them
+    secrets, planted = Canaries(SEED + 1, ALL_KINDS).bundle()  # every kind, in the forms people paste them
     manifest = {**manifest, "canaries": manifest["canaries"] + [{"kind": k, "value": v, "where": {"source": "task"}}
                                                                 for k, v in planted]}
     task = {"title": "Restore MySQL root access", "text": f"root gets ERROR 1045; use mysql-access-restore\n{secrets}",
@@ -132,9 +178,9 @@ def _duckdb_values(path: Path) -> str:
 
 def test_every_kind_is_planted_in_every_kind_of_source(run: dict[str, Any]) -> None:
     cans = run["manifest"]["canaries"]
-    for source in ("dsh", "autoclaw", "skill", "code"):
-        assert set(BUNDLE_KINDS) <= {c["kind"] for c in cans if c["where"]["source"] == source}, source
-    assert len({c["value"] for c in cans}) >= 200  # unique values, minted once each
+    for source in ("dsh", "autoclaw", "skill", "code", "claude_code", "codex"):
+        assert set(ALL_KINDS) <= {c["kind"] for c in cans if c["where"]["source"] == source}, source
+    assert len(ALL_KINDS) == 48 and len({c["value"] for c in cans}) >= 400  # unique values, minted once each
 
 
 def test_no_canary_in_any_byte_or_value_under_akw_home(run: dict[str, Any]) -> None:
@@ -157,7 +203,11 @@ def test_no_canary_in_any_byte_or_value_under_akw_home(run: dict[str, Any]) -> N
         for v in ns:
             assert v not in decoded, f"canary {v[:14]}… in the values of {p.relative_to(home)}"
     assert markers > 0  # the decoded scan does see the text the canaries sat in
-    for kind in ("private_key", "card", "stripe_key", "phone", "url_password", "secret", "jwt", "bearer"):
+    for tool in ("claude_code", "codex"):  # the lines planted in the tools' logs were read, and redacted
+        lake = "\n".join(_parquet_values(p) for p in sorted((home / "lake" / "bronze" / tool).rglob("*.parquet")))
+        assert all(f"[REDACTED:{k}]" in lake for k in ("iban", "slack_webhook", "aws_secret", "card")), tool
+    for kind in ("private_key", "card", "stripe_key", "phone", "url_password", "secret", "jwt", "bearer", "iban",
+                 "aws_secret", "basic_auth", "stripe_webhook_secret", "slack_webhook"):
         assert any(f"[REDACTED:{kind}]" in (_parquet_values(p) if p.suffix == ".parquet" else "")
                    for p in files), kind
 

@@ -195,6 +195,15 @@ def test_a_marker_in_a_url_is_not_re_marked_as_a_password() -> None:
         ("curl -u admin:CANARYcurl1 https://api.local", "CANARYcurl1", "secret"),
         ("sshpass -p 'CANARYssh1' ssh root@host", "CANARYssh1", "secret"),
         ("AccountName=acc;AccountKey=CANARYabcdEFGHijklMNOPqrstUVWX==;EndpointSuffix=x", "CANARYabcdEFGH", "secret"),
+        # the same after a JSON-escaped line break (a tool's arguments or output as a JSON string), where the
+        # escape's n is a word character: the AC-10 plant found these four reaching the generation
+        ('{"args": "ls\\nDB_PASS=CANARYhunter3"}', "CANARYhunter3", "secret"),
+        ('{"args": "ls\\nENCRYPTION_KEY=9f8e7d6c5b4aCANARY"}', "9f8e7d6c5b4aCANARY", "secret"),
+        ('{"args": "ls\\ncurl -u admin:CANARYcurl2 https://api.local"}', "CANARYcurl2", "secret"),
+        ('{"args": "ls\\nsshpass -p CANARYssh2 ssh root@host"}', "CANARYssh2", "secret"),
+        # the escaped "пароль:" once more escaped: JSON text inside a JSON string
+        ('{"args": "{\\"note\\": \\"\\\\u043f\\\\u0430\\\\u0440\\\\u043e\\\\u043b\\\\u044c: CANARYru8\\"}"}',
+         "CANARYru8", "secret"),
     ],
 )
 def test_issue25_kinds_leave_a_typed_marker_in_both_engines(text: str, secret: str, kind: str) -> None:

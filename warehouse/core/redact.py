@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # polars is imported where frames are redacted, not by every user of redact()
     import polars as pl
 
-RULES_VERSION = 4  # bump when what is redacted changes: extractors then re-read every unit
+RULES_VERSION = 5  # bump when what is redacted changes: extractors then re-read every unit
 
 
 @dataclass(frozen=True)
@@ -78,22 +78,25 @@ RULES: tuple[Rule, ...] = (
          "${1}${2}" + mark("secret"), guard=_KEY_GUARD),
     Rule("secret", r"(?i)(пароль[^:\n]{1,30}:\s*)(" + _V + "{3,})", "${1}" + mark("secret"),
          needs=("пароль",)),
-    # the same word ASCII-escaped, as JSON written with ensure_ascii carries it: \u043f\u0430\u0440\u043e\u043b\u044c
-    Rule("secret", r"(?i)(\\u043f\\u0430\\u0440\\u043e\\u043b\\u044c[^:\n\"]{0,60}:\s*\\?[\"']?)(" + _V + "{3,})",
-         "${1}" + mark("secret"), needs=("\\u043f\\u0430\\u0440\\u043e\\u043b\\u044c",)),
+    # the same word ASCII-escaped, as JSON written with ensure_ascii carries it: \u043f\u0430\u0440\u043e\u043b\u044c,
+    # once more escaped (\\u043f…) when that JSON text sits inside another JSON string (a tool's arguments)
+    Rule("secret", r"(?i)(\\{1,2}u043f\\{1,2}u0430\\{1,2}u0440\\{1,2}u043e\\{1,2}u043b\\{1,2}u044c[^:\n\"]{0,60}:\s*"
+         r"\\{0,3}[\"']?)(" + _V + "{3,})", "${1}" + mark("secret"), needs=("\\u043f",)),
     # environment-style names: DB_PASS=…, STRIPE_SIGNING_SECRET: … (upper case: a config key, its value a secret);
     # a *_KEY only with a value that looks generated (a digit in 5+ characters: `STORAGE_KEY = 'vue-todo-list'`
-    # in real work is a name, ENCRYPTION_KEY=9f8e7d6c… is not)
-    Rule("secret", r"\b([A-Z][A-Z0-9_]*_(?:PASS|PASSWORD|PASSWD|PWD|SECRET|TOKEN|CREDENTIALS))(\\?[\"']?\s*[:=]\s*"
+    # in real work is a name, ENCRYPTION_KEY=9f8e7d6c… is not). No \b before these four: after a JSON-escaped
+    # line break (`\nDB_PASS=…`, `\ncurl -u …`) the n is a word character; the upper-case name (or the command)
+    # still has to start the match
+    Rule("secret", r"([A-Z][A-Z0-9_]*_(?:PASS|PASSWORD|PASSWD|PWD|SECRET|TOKEN|CREDENTIALS))(\\?[\"']?\s*[:=]\s*"
          r"\\?[\"']?)(" + _V + "{3,})", "${1}${2}" + mark("secret"),
          needs=("_pass", "_pwd", "_secret", "_token", "_credentials")),
-    Rule("secret", r"\b([A-Z][A-Z0-9_]*_KEY)(\\?[\"']?\s*[:=]\s*\\?[\"']?)"
+    Rule("secret", r"([A-Z][A-Z0-9_]*_KEY)(\\?[\"']?\s*[:=]\s*\\?[\"']?)"
          r"([A-Za-z0-9+/=_.\-]{4,}\d[A-Za-z0-9+/=_.\-]*|[A-Za-z0-9+/=_.\-]*\d[A-Za-z0-9+/=_.\-]{4,})",
          "${1}${2}" + mark("secret"), needs=("_key",)),
     Rule("secret", r"(?i)(accountkey\s*=\s*)[A-Za-z0-9+/]{16,}=*", "${1}" + mark("secret"), needs=("accountkey",)),
-    Rule("secret", r"(\bcurl\b[^\n|;]*?\s(?:-u\s*|--user[=\s]\s*)[\"']?[^\s:\"']+:)([^\s\"'\\]{3,})",
+    Rule("secret", r"(curl\b[^\n|;]*?\s(?:-u\s*|--user[=\s]\s*)[\"']?[^\s:\"']+:)([^\s\"'\\]{3,})",
          "${1}" + mark("secret"), needs=("curl",)),
-    Rule("secret", r"(\bsshpass\b[^\n|;]*?\s-p\s*[\"']?)([^\s\"'\\]{3,})", "${1}" + mark("secret"), needs=("sshpass",)),
+    Rule("secret", r"(sshpass\b[^\n|;]*?\s-p\s*[\"']?)([^\s\"'\\]{3,})", "${1}" + mark("secret"), needs=("sshpass",)),
     Rule("secret", r"(?i)(пароль\s+)([^\s\"',;\\]*\d[^\s\"',;\\]*)", "${1}" + mark("secret"), needs=("пароль",)),
     Rule("secret", r"(?i)(identified\s+(?:with\s+\S+\s+)?by\s+)'[^'\n]+'", "${1}'" + mark("secret") + "'",
          needs=("identified",)),
@@ -116,7 +119,7 @@ RULES: tuple[Rule, ...] = (
 # A cheap pre-filter both engines understand: every rule needs one of these fragments, so a string
 # without any cannot contain a secret. Keep it a superset of the rules (tests check it).
 HINT = (r"(?i)(-----BEGIN|-----END|://|eyJ|sk-|k_live_|k_test_|whsec_|gh[pousr]_|github_pat_|glpat-|xox[abposr]-"
-        r"|AIza|AKIA|ASIA|AGPA|AIDA|AROA|secret|token|passw|pwd|пароль|\\u043f\\u0430\\u0440"
+        r"|AIza|AKIA|ASIA|AGPA|AIDA|AROA|secret|token|passw|pwd|пароль|\\u043f"
         r"|(?-i:_(?:PASS|KEY|CREDENTIALS))|accountkey|sshpass|curl|api[_\-]?key|apikey|bearer|authorization|identified|mysql|@|\+\d|8\s?\(|8[\s\-]\d{3}"
         r"|89\d{9}|\(\d{3}\)|\d{3}[.\-]\d{3}[.\-]\d{4}|(?:2[2-7]|[3-6]\d)\d{2}[ \-]?\d{4,6}[ \-]?\d{4,5}"
         r"|(?-i:[A-Z]{2}\d{2} ?[A-Z0-9]{4}))")
