@@ -23,7 +23,9 @@ import cli_run
 import pyarrow.parquet as pq
 import pytest
 from akw_fixtures.canaries import ALL_KINDS, Canaries
+from mcp_helpers import with_client
 
+from warehouse.api import Warehouse
 from warehouse.core import db
 
 AKW = Path(sys.executable).parent / "akw"
@@ -151,7 +153,36 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         {"schema": "knowledge.dispatch/v1", "task": task, "dry_run": False, "commit": True, "confirm": True}))
     akw("status")
     akw("sources")
-    return {"manifest": manifest, "home": home, "calls": calls}
+    akw("report", "--out", str(root / "reports"))
+    calls += _mcp_outputs(Warehouse.open(home=home, **{k: paths[v] for k, v in _OPEN.items()}),
+                          episodes, chunks)
+    return {"manifest": manifest, "home": home, "calls": calls, "reports": root / "reports"}
+
+
+_OPEN = {"dsh_home": "DSH_HOME", "autoclaw_root": "AUTOCLAW_ROOT", "claude_home": "CLAUDE_CONFIG_DIR",
+         "codex_home": "CODEX_HOME"}
+
+
+def _mcp_outputs(wh: Warehouse, episodes: list[str], chunks: list[str]) -> list[dict[str, Any]]:
+    """What a model reads from `akw mcp` (a real server over stdio): searches compact and full, and the cards,
+    as one call record each (stdout = every content block's text and the structured result)."""
+    asks: list[tuple[str, dict[str, Any]]] = [
+        ("knowledge_search", {"query": q, "mode": mode, **detail}) for q, mode in QUERIES
+        for detail in ({}, {"detail": "full"})]
+    asks += [("knowledge_get_episode", {"id": ep, "max_chars": 100000}) for ep in episodes[:6]]
+    asks += [("knowledge_get_code", {"id": c}) for c in chunks]
+    asks += [("knowledge_get_skill", {"name": "mysql-access-restore", "task": "restore root access"})]
+
+    async def body(c: Any) -> list[dict[str, Any]]:
+        out = []
+        for tool, args in asks:
+            r = await c.call_tool(tool, args)
+            text = "\n".join(getattr(b, "text", "") for b in r.content)
+            out.append({"args": ("mcp", tool), "rc": int(bool(r.is_error)), "stderr": "",
+                        "stdout": text + json.dumps(r.structured_content, ensure_ascii=False)})
+        return out
+
+    return with_client(wh, body)
 
 
 def _parquet_values(path: Path) -> str:
@@ -213,8 +244,16 @@ def test_no_canary_in_any_byte_or_value_under_akw_home(run: dict[str, Any]) -> N
 
 
 def test_no_canary_in_any_cli_output(run: dict[str, Any]) -> None:
+    """Every CLI answer, every MCP result (compact and full searches, the cards) and every report file."""
     ns = needles(run["manifest"])
-    assert len(run["calls"]) >= 15
+    assert len(run["calls"]) >= 15 and sum(c["args"][0] == "mcp" for c in run["calls"]) >= 10
+    assert all(c["rc"] == 0 for c in run["calls"]), [c["args"] for c in run["calls"] if c["rc"]]
+    reports = [p for p in sorted(run["reports"].rglob("*")) if p.is_file()]
+    assert {p.suffix for p in reports} >= {".html", ".json"}
+    for p in reports:
+        text = p.read_text(encoding="utf-8")
+        for v in ns:
+            assert v not in text, (p.name, v[:14])
     for c in run["calls"]:
         for v in ns:
             assert v not in c["stdout"] and v not in c["stderr"], (c["args"][:2], v[:14])
