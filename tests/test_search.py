@@ -414,3 +414,11 @@ def test_search_text_wraps_to_the_terminal_and_cuts_no_identifier(wh: Warehouse,
     assert doc["actors"] and ids
     joined = "".join(ln.strip() for ln in lines)
     assert all(i in joined for i in ids)
+
+
+def test_a_file_list_repeating_one_description_says_it_once() -> None:
+    from warehouse.search.items import merged_descriptions
+
+    text = "deploy/nginx/iya.ru.conf — Move iya.ru\ndocs/migration.md — Move iya.ru\nREADME.md — Notes"
+    assert merged_descriptions(text) == "deploy/nginx/iya.ru.conf, docs/migration.md — Move iya.ru\nREADME.md — Notes"
+    assert merged_descriptions("a.py (modified)\nb.py (added)") == "a.py (modified)\nb.py (added)"

@@ -48,6 +48,23 @@ def read_details(cur: duckdb.DuckDBPyConnection, doc_ids: list[int]) -> dict[int
     return {row[0]: dict(zip(cols, row, strict=True)) for row in res.fetchall()}
 
 
+def merged_descriptions(text: str) -> str:
+    """A file list whose lines repeat one description (`a.conf — Move the site`, `b.md — Move the site`) as one
+    line (`a.conf, b.md — Move the site`): the snippet shows the files once and the description once."""
+    lines = text.split("\n")
+    if len(lines) < 2 or " — " not in text:
+        return text
+    by_desc: dict[str, list[str]] = {}
+    rest: list[str] = []
+    for line in lines:
+        path, sep, desc = line.partition(" — ")
+        if sep and desc.strip():
+            by_desc.setdefault(desc.strip(), []).append(path.strip())
+        elif line.strip():
+            rest.append(line)
+    return "\n".join([f"{', '.join(paths)} — {desc}" for desc, paths in by_desc.items()] + rest)
+
+
 def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[tuple],
                terms_by_doc: dict[tuple[str, int], list[str]], nominated: set[int],
                actor_names: dict[str, str],
@@ -69,7 +86,10 @@ def lane_items(cur: duckdb.DuckDBPyConnection, req: SearchRequest, fused: list[t
         d = details[doc_id]
         terms = [t.lstrip("=") for t in terms_by_doc.get((lane, doc_id), [])]
         pos = (passages or {}).get((lane, doc_id)) if not terms else None
-        snippet = None if locator else make_snippet(d["text"] or "", terms + words, req.budget.snippet_chars,
+        text = d["text"] or ""
+        if d["kind"] == "artifact" and pos is None:
+            text = merged_descriptions(text)
+        snippet = None if locator else make_snippet(text, terms + words, req.budget.snippet_chars,
                                                     start_at=pos or 0)
         if snippet and pos:
             snippet = ELLIPSIS + snippet
