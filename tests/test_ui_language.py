@@ -5,6 +5,7 @@
 data (titles, snippets, ids, paths) is never translated and `--json` keeps its fields and codes.
 The text checks work on words: a word of the other language may appear only when the answer's
 data carries it (the query, a title, a snippet, an identifier such as a lane or an intent).
+Cards and dispatch plans follow the same decision for the texts they generate (cards/texts.py).
 """
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ import pytest
 from cli_run import akw_json, run
 from homes import BuiltHome
 
+from warehouse.cards.contract import CARD_MODELS, card_json_schema
+from warehouse.cards.texts import TEXTS
 from warehouse.cli.labels import LABELS
 from warehouse.core.language import output_language
 from warehouse.core.settings import Settings
+from warehouse.dispatch.contract import DispatchResponse, response_json_schema
 from warehouse.search.messages import MESSAGES
 
 SEED_SCHEMA = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "003_6a60be907bed1bea.txt"
@@ -36,7 +40,7 @@ def _words(text: str) -> set[str]:
 
 
 def _catalogue_words(lang: str) -> set[str]:
-    templates = [v.get(lang, "") for cat in (LABELS, MESSAGES) for v in cat.values()]
+    templates = [v.get(lang, "") for cat in (LABELS, MESSAGES, TEXTS) for v in cat.values()]
     return _words(re.sub(r"\{[^}]*\}", " ", " ".join(templates)))
 
 
@@ -107,7 +111,7 @@ def test_the_setting_is_validated_with_a_coded_error(loc: tuple[str, ...]) -> No
 
 def test_the_catalogues_speak_one_language_per_entry() -> None:
     """No English word inside a Russian text (identifiers in backticks or shared by both are fine)."""
-    for cat in (LABELS, MESSAGES):
+    for cat in (LABELS, MESSAGES, TEXTS):
         for key, v in cat.items():
             if "ru" in v:
                 bare = re.sub(r"`[^`]*`|\{[^}]*\}", " ", v["ru"])
@@ -181,3 +185,129 @@ def test_a_card_with_a_task_follows_the_task(loc: tuple[str, ...]) -> None:
     assert ru.code == 0 and en.code == 0, ru.stderr + en.stderr
     assert "применимость" in ru.stdout and "applicability" not in ru.stdout
     assert "applicability" in en.stdout and "применимость" not in en.stdout
+
+
+# -- cards and dispatch plans: the texts they generate (cards/texts.py) ----------------------------------
+RU_TASK = "восстановить доступ к MySQL через mysql-access-restore"
+EN_TASK = "restore MySQL access with mysql-access-restore"
+# the keys whose values are generated sentences in a card or a plan (everything else is data or identifiers)
+CARD_TEXT_KEYS = frozenset({"text", "message", "note", "origin", "verify", "rest", "reason"})
+PLAN_TEXT_KEYS = frozenset({"why", "reasons", "risks", "requires", "message", "prompt", "details", "description",
+                            "reason", "degradation_reason"})
+_QUOTED = re.compile(r"<untrusted-data[^>]*>.*?</untrusted-data>", re.DOTALL)  # text quoted from the sources
+
+
+def _generated(v: Any, keys: frozenset[str], key: str = "") -> list[str]:
+    """The generated texts of a card or plan: every string under one of `keys`, its quotes of sources cut out.
+    Evidence references (`evidence[].kind/id/note`: `absent`, `missing`, `after <event id>`) are pointers that
+    callers match on, not sentences: they keep their values in every language."""
+    if key == "evidence":
+        return []
+    if isinstance(v, dict):
+        return [t for k, x in v.items() for t in _generated(x, keys, k)]
+    if isinstance(v, list):
+        return [t for x in v for t in _generated(x, keys, key)]
+    if not isinstance(v, str) or key not in keys or v.startswith("akw "):  # a command to type is no sentence
+        return []
+    return [re.sub(r"`[^`]*`", " ", _QUOTED.sub(" ", v))]  # identifiers in backticks are the same in both
+
+
+def _without(v: Any, keys: frozenset[str]) -> Any:
+    """The document with its generated texts removed: what must not change with the language."""
+    if isinstance(v, dict):
+        return {k: _without(x, keys) for k, x in v.items() if k not in keys}
+    if isinstance(v, list):
+        return [_without(x, keys) for x in v]
+    return v
+
+
+def _speaks(doc: dict[str, Any], keys: frozenset[str], lang: str) -> list[str]:
+    """The generated texts of `doc` after checking they carry no word of the other language (data aside)."""
+    texts = _generated(doc, keys)
+    data = _data_words(doc, skip=keys)
+    assert texts
+    for text in texts:
+        assert not _foreign(text, lang, data), (lang, text, _foreign(text, lang, data))
+    return texts
+
+
+def test_the_card_and_plan_texts_have_the_same_placeholders_in_both_languages() -> None:
+    for key, v in TEXTS.items():
+        fields = set(re.findall(r"\{(\w+)", v["en"]))
+        assert set(re.findall(r"\{(\w+)", v.get("ru", v["en"]))) == fields, key
+
+
+@pytest.mark.parametrize("kind", ["skill", "agent"])
+def test_a_russian_task_gets_a_russian_card_and_en_keeps_it_english(loc: tuple[str, ...], kind: str) -> None:
+    if kind == "skill":
+        ident = "mysql-access-restore"
+    else:
+        _, found = akw_json(*loc, "search", RU, env=_env())
+        ident = found["actors"][0]["actor_id"]
+    code, ru = akw_json(*loc, "get", kind, ident, "--task", RU_TASK, env=_env())
+    code_en, en = akw_json(*loc, "get", kind, ident, "--task", RU_TASK, env=_env("en"))
+    assert code == 0 and code_en == 0
+    ru_texts, en_texts = _speaks(ru, CARD_TEXT_KEYS, "ru"), _speaks(en, CARD_TEXT_KEYS, "en")
+    answer = ru["task_answer"] if kind == "skill" else {"task_fit": ru["task_fit"]}
+    points = [p["text"] for section in answer.values() if isinstance(section, list) for p in section
+              if isinstance(p, dict)]
+    assert points and all(_CYRILLIC.search(_QUOTED.sub(" ", t)) for t in points), points
+    # the same texts in the same places, in words of each language (the English ones name the task's Russian
+    # words only as data: `_speaks` checked them word by word)
+    assert len(ru_texts) == len(en_texts) and all(_CYRILLIC.search(t) for t in ru_texts if t not in en_texts)
+    assert [t for t in ru_texts if t not in en_texts]
+    # only the sentences differ: fields, enum values, evidence and data are the same in both languages
+    assert _without(ru, CARD_TEXT_KEYS) == _without(en, CARD_TEXT_KEYS)
+    # a fixed setting wins over the locale too
+    _, auto_en = akw_json(*loc, "get", kind, ident, "--task", RU_TASK, env=_env("en", locale="ru_RU.UTF-8"))
+    assert auto_en == en
+    jsonschema = pytest.importorskip("jsonschema")
+    for doc in (ru, en):
+        jsonschema.Draft202012Validator(card_json_schema(kind)).validate(doc)
+        CARD_MODELS[kind].model_validate(doc)
+
+
+def test_a_card_without_a_task_follows_the_locale(loc: tuple[str, ...]) -> None:
+    """No typed text: the locale decides, as for the CLI's labels around the card (a cut note, notes, notices)."""
+    code, ru = akw_json(*loc, "get", "skill", "mysql-access-restore", "--max-chars", "200",
+                        env=_env(locale="ru_RU.UTF-8"))
+    _, en = akw_json(*loc, "get", "skill", "mysql-access-restore", "--max-chars", "200", env=_env())
+    assert code == 0 and ru["truncated"]
+    assert "обрезано" in ru["body"] and "cut at" in en["body"]
+    _speaks(ru, CARD_TEXT_KEYS, "ru")
+    _speaks(en, CARD_TEXT_KEYS, "en")
+
+
+@pytest.mark.parametrize("task,commit", [({"title": "Восстановить root-доступ к MySQL",
+                                           "text": f"root получает ERROR 1045; {RU_TASK}",
+                                           "acceptance": ["root входит с новым паролем"],
+                                           "constraints": ["без перезапуска днём"]}, False),
+                                         ({"text": RU_TASK}, True),  # a commit without confirm: refused, in words
+                                         ({"text": "покрасить стены офиса в синий и заказать пиццу"}, False)])
+def test_a_russian_task_gets_a_russian_dispatch_plan_and_en_keeps_it_english(
+        loc: tuple[str, ...], tmp_path: Path, task: dict[str, Any], commit: bool) -> None:
+    request = {"schema": "knowledge.dispatch/v1", "task": task,
+               **({"dry_run": False, "commit": True} if commit else {})}
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request, ensure_ascii=False), encoding="utf-8")
+    _, ru = akw_json(*loc, "dispatch", "--request", str(path), env=_env())
+    _, en = akw_json(*loc, "dispatch", "--request", str(path), env=_env("en"))
+    assert ru["mode"] == "dry_run" and not ru.get("assignment"), ru  # nothing recorded
+    if commit:
+        assert [e["code"] for e in ru["errors"]] == ["KNOWLEDGE_DISPATCH_UNAUTHORIZED"], ru["errors"]
+    if ru["target"] is None:
+        assert [e["code"] for e in ru["errors"]] == ["KNOWLEDGE_NOT_FOUND"] and ru["suggestion"]
+    ru_texts, en_texts = _speaks(ru, PLAN_TEXT_KEYS, "ru"), _speaks(en, PLAN_TEXT_KEYS, "en")
+    assert all(_CYRILLIC.search(t) for t in ru["context_pack"]["risks"] + [e["message"] for e in ru["errors"]])
+    if ru["target"] is not None:
+        assert all(_CYRILLIC.search(w) for w in ru["target"]["why"] + ru["target"]["dispatch"]["reasons"])
+        assert _CYRILLIC.search(ru["handoff"]["requires"])
+    assert any(_CYRILLIC.search(t) for t in ru_texts)
+    assert not any(_CYRILLIC.search(t) for t in en["context_pack"]["risks"] + [e["message"] for e in en["errors"]])
+    assert en_texts  # the package's brief quotes the (Russian) task: `_speaks` checked it word by word
+    # only the sentences differ: the target, its choice, the mode, codes, ids and evidence are the same
+    assert _without(ru, PLAN_TEXT_KEYS) == _without(en, PLAN_TEXT_KEYS)
+    jsonschema = pytest.importorskip("jsonschema")
+    for doc in (ru, en):
+        jsonschema.Draft202012Validator(response_json_schema()).validate(doc)
+        DispatchResponse.model_validate(doc)

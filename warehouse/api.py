@@ -259,10 +259,14 @@ class Warehouse:
             max_chars: int | None = None) -> dict[str, Any]:
         """The card of one agent, skill, episode or code chunk by an id a search response returned."""
         from warehouse.cards.service import get_card  # imported on use: `akw status` stays light
+        from warehouse.core.language import output_language
 
         self._require_enabled()
+        # one language for the card's own texts (task answer, notes, notices): `ui.language`, else the task's
+        # letters, else the locale — the same decision the CLI's labels around it make (issue 28)
+        lang = output_language(self.settings.ui.language, task if isinstance(task, str) else None)
         card = get_card(self.paths, self.settings, kind, id, task=task, source=source, max_chars=max_chars,
-                        scope=self._scope())
+                        scope=self._scope(), lang=lang)
         self._count([str(card.get(key)) for key in ("actor_id", "skill_id", "episode_id", "chunk_id", "id")
                      if card.get(key)][:1])
         return card

@@ -26,12 +26,14 @@ from warehouse.cards.contract import (
     Workspace,
 )
 from warehouse.cards.lookup import Budget, iso, matched, not_found, one, rows, terms
+from warehouse.cards.texts import Lang, say
 from warehouse.core.settings import Settings
 from warehouse.search.actors import dispatch_available
 
 
 def agent_card(con: duckdb.DuckDBPyConnection, index_rev: str, settings: Settings, actor_id: str,
-               task: str | None, budget: Budget) -> AgentCard:
+               task: str | None, budget: Budget, lang: Lang = "en") -> AgentCard:
+    """`lang`: the language of the card's own texts (dispatch reason, task fit), decided once by the caller."""
     a = one(con, "SELECT * FROM ak_actor WHERE actor_id = ?", [actor_id])
     if a is None:
         raise not_found("agent", actor_id, index_rev, "ids are ak_actor.actor_id (search: actors[].actor_id)")
@@ -77,7 +79,7 @@ def agent_card(con: duckdb.DuckDBPyConnection, index_rev: str, settings: Setting
     available = dispatch_available(settings.dispatch, mode)
     setting = "dispatch.allow_external_handoff" if mode == "external_handoff" else "dispatch.allow_spawn_replica"
     dispatch = Dispatch(mode=mode, available=available,
-                        reason=f"{setting} is {'true' if available else 'false'} in the settings")
+                        reason=say("agent.dispatch", lang, setting=setting, state="true" if available else "false"))
     card = AgentCard(
         index_rev=index_rev, actor_id=actor_id, kind=a["kind"], source=a["source"],
         display_name=a["display_name"],
@@ -93,7 +95,7 @@ def agent_card(con: duckdb.DuckDBPyConnection, index_rev: str, settings: Setting
         skills=[AgentSkill(name=s["name"], uses=s["uses"], last_used_at=iso(s["last_used_at"]),
                            successes=s["successes"], skill_id=s["skill_id"]) for s in skills],
         episodes=items[:MAX_LIST], episodes_total=len(items), participations=parts[:MAX_LIST],
-        task=task, task_fit=_task_fit(task_terms, items, skills, a) if task else [],
+        task=task, task_fit=_task_fit(task_terms, items, skills, a, lang) if task else [],
     )
     card.truncated = budget.cuts
     return card
@@ -119,25 +121,24 @@ def _participations(con: duckdb.DuckDBPyConnection, a: dict[str, Any]) -> list[P
 
 
 def _task_fit(task_terms: list[str], items: list[AgentEpisode], skills: list[dict[str, Any]],
-              a: dict[str, Any]) -> list[Point]:
+              a: dict[str, Any], lang: Lang = "en") -> list[Point]:
     """Why this actor fits (or not) the task: matching episodes, their outcomes, matching skills."""
     out = []
     hits = [it for it in items if it.task_terms]
     if hits:
         ok = [it for it in hits if it.outcome == "success"]
-        out.append(Point(text=f"{len(hits)} of its {len(items)} episodes share task words "
-                              f"({', '.join(sorted({t for it in hits for t in it.task_terms}))}); "
-                              f"{len(ok)} of them succeeded",
+        shared = ", ".join(sorted({t for it in hits for t in it.task_terms}))
+        out.append(Point(text=say("agent.fit_hits", lang, hits=len(hits), total=len(items), terms=shared, ok=len(ok)),
                          evidence=[Evidence(kind="episode", id=it.episode_id, note=it.outcome) for it in hits[:5]]))
     else:
-        out.append(Point(text="none of its episodes shares a word with the task",
+        out.append(Point(text=say("agent.fit_none", lang),
                          evidence=[Evidence(kind="actor", id=a["actor_id"], note=f"{len(items)} episodes checked")]))
     skill_hits = [s for s in skills if matched(task_terms, s["name"].replace("-", " "))]
     if skill_hits:
-        out.append(Point(text="used skills named like the task: "
-                              + ", ".join(f"{s['name']} ({s['uses']}×)" for s in skill_hits),
+        out.append(Point(text=say("agent.fit_skills", lang,
+                                  skills=", ".join(f"{s['name']} ({s['uses']}×)" for s in skill_hits)),
                          evidence=[Evidence(kind="skill", id=s["skill_id"] or s["name"]) for s in skill_hits]))
     if a["success_rate"] is not None:
-        out.append(Point(text=f"success rate {a['success_rate']:.0%} over {a['episodes']} episodes",
+        out.append(Point(text=say("agent.fit_rate", lang, rate=a["success_rate"], n=a["episodes"]),
                          evidence=[Evidence(kind="actor", id=a["actor_id"], note="ak_actor.success_rate")]))
     return out

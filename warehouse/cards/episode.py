@@ -43,6 +43,7 @@ from warehouse.cards.contract import (
 )
 from warehouse.cards.lookup import Budget, iso, json_or_none, not_found, one, rows
 from warehouse.cards.task_fit import retry_pairs
+from warehouse.cards.texts import Lang, say
 from warehouse.core.errors import KnowledgeError
 from warehouse.core.paths import Paths
 from warehouse.core.settings import Settings
@@ -87,7 +88,7 @@ def resolve_episode(con: duckdb.DuckDBPyConnection, index_rev: str,
 
 
 def memory_card(con: duckdb.DuckDBPyConnection, index_rev: str, ident: str, doc: dict[str, Any],
-                budget: Budget) -> MemoryCard:
+                budget: Budget, lang: Lang = "en") -> MemoryCard:
     text = doc.get("text")
     if text is None:
         d = one(con, "SELECT title, text FROM ak_document WHERE doc_key = ?", [ident]) or {}
@@ -100,18 +101,18 @@ def memory_card(con: duckdb.DuckDBPyConnection, index_rev: str, ident: str, doc:
                       text=budget.text("text", text), lifecycle=mem.get("lifecycle"), is_current=mem.get("is_current"),
                       source_session_id=mem.get("source_session_id") or doc.get("session_id"),
                       source_entry_id=mem.get("source_entry_id"),
-                      notices=[Notice(code="no_episode", message="the memory's source entry belongs to no indexed "
-                                                                 "episode: this is what the index holds about it")])
+                      notices=[Notice(code="no_episode", message=say("episode.no_episode", lang))])
     card.truncated = budget.cuts
     return card
 
 
 def episode_card(con: duckdb.DuckDBPyConnection, index_rev: str, paths: Paths, settings: Settings, ident: str,
-                 budget: Budget) -> EpisodeCard | MemoryCard:
+                 budget: Budget, lang: Lang = "en") -> EpisodeCard | MemoryCard:
+    """`lang`: the language of the card's own texts (notices, cut notes), decided once by the caller."""
     episode_id, focus, memory = resolve_episode(con, index_rev, ident)
     if episode_id is None:
         assert memory is not None
-        return memory_card(con, index_rev, ident, memory, budget)
+        return memory_card(con, index_rev, ident, memory, budget, lang)
     e = one(con, "SELECT * FROM ak_episode WHERE episode_id = ?", [episode_id])
     assert e is not None
     from_dsh = e["source"] == "harness"  # the wire value of a DSH session
@@ -162,7 +163,7 @@ def episode_card(con: duckdb.DuckDBPyConnection, index_rev: str, paths: Paths, s
                                entry_ids=list(e["entry_ids"] or [])),
         source_read=SourceRead(read_from="index", available=False),
     )
-    _transcript(card, paths, settings, session, evs, budget)
+    _transcript(card, paths, settings, session, evs, budget, lang)
     card.truncated = budget.cuts
     return card
 
@@ -231,7 +232,7 @@ def _participants(con: duckdb.DuckDBPyConnection, e: dict[str, Any]) -> list[Par
 
 
 def _transcript(card: EpisodeCard, paths: Paths, settings: Settings, session: dict[str, Any] | None,
-                evs: list[dict[str, Any]], budget: Budget) -> None:
+                evs: list[dict[str, Any]], budget: Budget, lang: Lang = "en") -> None:
     """Full text from the source (read-only, redacted); the index's text when the source is gone."""
     refs = card.source_refs
     try:
@@ -262,11 +263,10 @@ def _transcript(card: EpisodeCard, paths: Paths, settings: Settings, session: di
         if err.code not in SOURCE_CODES:
             raise
         card.source_read = SourceRead(read_from="index", available=False, code=err.code)
-        card.notices.append(Notice(code=err.code, message=f"{err.message}: the transcript below is the text the "
-                                                          "index holds (tool output capped, context skipped)"))
+        card.notices.append(Notice(code=err.code, message=say("episode.from_index", lang, error=err.message)))
         events = [TranscriptEvent(seq=x["seq"], time=iso(x["time"]), role=x["role"], kind=x["kind"],
                                   tool=x["tool_name"], is_error=x["is_error"], text=x["text"]) for x in evs]
-    _fit(card, events, budget)
+    _fit(card, events, budget, lang)
 
 
 def _ms(v: Any) -> str | None:
@@ -277,7 +277,7 @@ def _ms(v: Any) -> str | None:
     return datetime.fromtimestamp(v / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _fit(card: EpisodeCard, events: list[TranscriptEvent], budget: Budget) -> None:
+def _fit(card: EpisodeCard, events: list[TranscriptEvent], budget: Budget, lang: Lang = "en") -> None:
     """Keep the transcript within max_chars: each text capped, then events until the budget is spent;
     opened on a focus event, the window starts just before it."""
     card.transcript_total = len(events)
@@ -297,5 +297,5 @@ def _fit(card: EpisodeCard, events: list[TranscriptEvent], budget: Budget) -> No
     card.transcript = kept
     if start or len(kept) < len(events):
         budget.cuts.append(Cut(field="transcript", shown_chars=len(kept), total_chars=len(events),
-                               rest=f"events {start + 1}..{start + len(kept)} of {len(events)} shown; the rest: "
-                                    f"{budget.rest(max(budget.max_chars * 4, 200))}"))
+                               rest=say("episode.events_cut", lang, first=start + 1, last=start + len(kept),
+                                        total=len(events), rest=budget.rest(max(budget.max_chars * 4, 200)))))

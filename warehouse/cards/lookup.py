@@ -20,6 +20,7 @@ from typing import Any
 import duckdb
 
 from warehouse.cards.contract import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, Cut
+from warehouse.cards.texts import Lang, say
 from warehouse.core import db
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.redact import redact
@@ -76,12 +77,14 @@ def check_max_chars(max_chars: int | None) -> int:
 
 @dataclass
 class Budget:
-    """`max_chars` per long text; every cut is recorded with the command that shows the rest."""
+    """`max_chars` per long text; every cut is recorded with the command that shows the rest. `lang`: the
+    language of the cut notes (the card's one language, decided by the caller)."""
 
     max_chars: int
     rest_command: str  # e.g. "akw get skill deploy-iya-ru --source skill:… "
     redact_text: bool = True
     redact_pii: bool = True
+    lang: Lang = "en"
     cuts: list[Cut] = field(default_factory=list)
 
     def text(self, name: str, value: str | None, limit: int | None = None) -> str | None:
@@ -93,7 +96,7 @@ class Budget:
         limit = self.max_chars if limit is None else limit
         total = len(value)
         if total > limit:
-            value = value[:limit] + f"\n… [cut at {limit} of {total} characters: {self.rest(total)}]"
+            value = value[:limit] + say("budget.cut", self.lang, limit=limit, total=total, rest=self.rest(total))
             self.cuts.append(Cut(field=name, shown_chars=limit, total_chars=total, rest=self.rest(total)))
         return untrusted(value)
 
@@ -104,7 +107,7 @@ class Budget:
         """A list shortened to its first `shown` rows (rows, not characters: `rest` says so)."""
         if total > shown:
             self.cuts.append(Cut(field=name, shown_chars=shown, total_chars=total,
-                                 rest=f"{shown} of {total} rows shown; the rest: akw sql over the marts"))
+                                 rest=say("budget.rows", self.lang, shown=shown, total=total)))
 
 
 # -- task terms (deterministic: words, no model) -----------------------------------------------

@@ -12,6 +12,7 @@ from warehouse.cards.contract import KINDS, card_dict
 from warehouse.cards.episode import episode_card
 from warehouse.cards.lookup import Budget, check_max_chars, not_found, published
 from warehouse.cards.skill import skill_card
+from warehouse.cards.texts import Lang
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.paths import Paths
 from warehouse.core.settings import Settings
@@ -55,18 +56,20 @@ def _rest_command(kind: str, ident: str, source: str | None, task: str | None) -
 
 
 def get_card(paths: Paths, settings: Settings, kind: str, ident: str, task: str | None = None,
-             source: str | None = None, max_chars: int | None = None, scope: Scope | None = None) -> dict[str, Any]:
+             source: str | None = None, max_chars: int | None = None, scope: Scope | None = None,
+             lang: Lang = "en") -> dict[str, Any]:
     """`scope` (access on): a card naming any actor, episode, session, skill or chunk the principal does
-    not see is `KNOWLEDGE_NOT_FOUND`, worded exactly as for an id the index does not hold."""
+    not see is `KNOWLEDGE_NOT_FOUND`, worded exactly as for an id the index does not hold. `lang`: the
+    language of the card's own texts (cards/texts.py), decided once by the caller; ids' errors stay English."""
     if kind not in KINDS:
         raise KnowledgeError(Code.INVALID_REQUEST, f"kind: one of {', '.join(KINDS)}", field="kind")
     ident = _arg(ident, "id", required=True) or ""
     task, source = _arg(task, "task"), _arg(source, "source")
     budget = Budget(check_max_chars(max_chars), _rest_command(kind, ident, source, task),
-                    redact_text=settings.redact_secrets, redact_pii=settings.redact_pii)
+                    redact_text=settings.redact_secrets, redact_pii=settings.redact_pii, lang=lang)
     with published(paths.generations) as (con, rev):
         try:
-            doc = card_dict(_build(con, rev, paths, settings, kind, ident, task, source, budget))
+            doc = card_dict(_build(con, rev, paths, settings, kind, ident, task, source, budget, lang))
             if scope is not None:
                 view = view_on(con, scope)
                 if invisible(doc, view) or (kind == "code" and doc["id"] not in view.chunks):
@@ -82,11 +85,11 @@ def get_card(paths: Paths, settings: Settings, kind: str, ident: str, task: str 
 
 
 def _build(con: duckdb.DuckDBPyConnection, rev: str, paths: Paths, settings: Settings, kind: str, ident: str,
-           task: str | None, source: str | None, budget: Budget) -> Any:
+           task: str | None, source: str | None, budget: Budget, lang: Lang = "en") -> Any:
     if kind == "agent":
-        return agent_card(con, rev, settings, ident, task, budget)
+        return agent_card(con, rev, settings, ident, task, budget, lang)
     if kind == "skill":
-        return skill_card(con, rev, ident, source, task, budget)
+        return skill_card(con, rev, ident, source, task, budget, lang)
     if kind == "episode":
-        return episode_card(con, rev, paths, settings, ident, budget)
+        return episode_card(con, rev, paths, settings, ident, budget, lang)
     return code_card(con, rev, ident, budget)

@@ -36,6 +36,7 @@ from warehouse.cards.contract import (
 )
 from warehouse.cards.lookup import Budget, iso, json_or_none, not_found, one, rows
 from warehouse.cards.task_fit import task_answer
+from warehouse.cards.texts import TEXTS, Lang, say, word
 
 ROOT_ORDER = ("workspace_dsh", "workspace_agents", "dsh_home", "extra", "claude_home", "codex_home", "autoclaw")
 _ROLE_DIRS = {"scripts": "script", "script": "script", "bin": "script", "reference": "reference",
@@ -79,19 +80,18 @@ def _root_rank(kind: str) -> int:
 
 
 def skill_card(con: duckdb.DuckDBPyConnection, index_rev: str, name: str, source: str | None, task: str | None,
-               budget: Budget) -> SkillCard:
+               budget: Budget, lang: Lang = "en") -> SkillCard:
+    """`lang`: the language of the card's own texts (notices, notes, the task answer), decided once by the caller."""
     s, same = resolve_skill(con, index_rev, name, source)
     sid = s["skill_id"]
     body = (one(con, "SELECT body FROM stg_skills WHERE skill_id = ?", [sid]) or {}).get("body")
     notices = []
     if len(same) > 1 and source is None and name != sid:
-        notices.append(Notice(code="ambiguous_name",
-                              message=f"{len(same)} roots hold a skill named like this; this is "
-                                      f"{source_label(s)} (the one bound first); others: "
-                                      + ", ".join(source_label(x) for x in same if x["skill_id"] != sid)
-                                      + " — open one with --source"))
+        others = ", ".join(source_label(x) for x in same if x["skill_id"] != sid)
+        notices.append(Notice(code="ambiguous_name", message=say("skill.ambiguous", lang, n=len(same),
+                                                                 this=source_label(s), others=others)))
     if s["status"] == "removed":
-        notices.append(Notice(code="removed", message="this skill is tombstoned in AutoClaw: removed, not live"))
+        notices.append(Notice(code="removed", message=say("skill.removed", lang)))
     resources = _resources(con, sid, body or "")
     usage = _usage(con, s)
     card = SkillCard(
@@ -105,11 +105,12 @@ def skill_card(con: duckdb.DuckDBPyConnection, index_rev: str, name: str, source
         front_matter=_front_matter(s),
         body=budget.text("body", body), body_chars=len(body or ""),
         resources=resources, missing_references=list(s["referenced_missing"] or []),
-        version=_version(s, same), usage=usage, related=_related(con, s, same), provenance=_provenance(s, index_rev),
+        version=_version(s, same, lang), usage=usage, related=_related(con, s, same, lang),
+        provenance=_provenance(s, index_rev, lang),
         notices=notices,
     )
     if task:
-        card.task_answer = task_answer(con, task, s, body or "", resources, card.related, usage)
+        card.task_answer = task_answer(con, task, s, body or "", resources, card.related, usage, lang)
     card.truncated = budget.cuts
     return card
 
@@ -159,25 +160,26 @@ def _resources(con: duckdb.DuckDBPyConnection, sid: str, body: str) -> list[Reso
     return out
 
 
-def _version(s: dict[str, Any], same: list[dict[str, Any]]) -> Version:
+def _version(s: dict[str, Any], same: list[dict[str, Any]], lang: Lang = "en") -> Version:
     hist = [VersionEvent(event="current", version=s["version"], content_hash=s["content_hash"], at=None,
-                         skill_id=s["skill_id"], source=source_label(s), note=f"status {s['status']}")]
+                         skill_id=s["skill_id"], source=source_label(s),
+                         note=say("version.status", lang, status=word("status", s["status"], lang)))]
     for x in same:
         label = source_label(x)
         if x["deployed_at"] or x["ledger_sha256"]:
-            match = {True: "file matches the ledger", False: "file differs from the ledger", None: None}
+            match = {True: say("version.ledger_match", lang), False: say("version.ledger_differs", lang), None: None}
             hist.append(VersionEvent(event="deployed", version=x["version"],
                                      content_hash=f"sha256:{x['ledger_sha256']}" if x["ledger_sha256"] else None,
                                      at=x["deployed_at"], skill_id=x["skill_id"], source=label,
                                      note=match[x["ledger_matches"]]))
         if x["status"] == "removed":
             hist.append(VersionEvent(event="removed", version=x["version"], at=x["removed_at"],
-                                     skill_id=x["skill_id"], source=label, note="AutoClaw tombstone"))
+                                     skill_id=x["skill_id"], source=label, note=say("version.tombstone", lang)))
         if x["skill_id"] != s["skill_id"]:
             same_hash = x["content_hash"] == s["content_hash"]
             hist.append(VersionEvent(event="copy", version=x["version"], content_hash=x["content_hash"],
                                      skill_id=x["skill_id"], source=label,
-                                     note="same content" if same_hash else "different content"))
+                                     note=say("version.same" if same_hash else "version.different", lang)))
     order = {"current": 0, "deployed": 1, "removed": 2, "copy": 3}
     hist.sort(key=lambda h: (order[h.event], h.at or "", h.skill_id))
     return Version(version=s["version"], content_hash=s["content_hash"], size=s["size"], status=s["status"],
@@ -218,7 +220,8 @@ def _usage(con: duckdb.DuckDBPyConnection, s: dict[str, Any]) -> SkillUsage:
                       recent=recent, uses_of_same_name_elsewhere=int(elsewhere["n"]))
 
 
-def _related(con: duckdb.DuckDBPyConnection, s: dict[str, Any], same: list[dict[str, Any]]) -> list[Related]:
+def _related(con: duckdb.DuckDBPyConnection, s: dict[str, Any], same: list[dict[str, Any]],
+             lang: Lang = "en") -> list[Related]:
     out = []
     for x in same:
         if x["skill_id"] == s["skill_id"]:
@@ -226,8 +229,7 @@ def _related(con: duckdb.DuckDBPyConnection, s: dict[str, Any], same: list[dict[
         dup = x["content_hash"] is not None and x["content_hash"] == s["content_hash"]
         out.append(Related(name=x["name"], skill_id=x["skill_id"], source=source_label(x),
                            relation="duplicate" if dup else "conflict", content_hash=x["content_hash"],
-                           note="same SKILL.md bytes in another root" if dup else
-                           "same name, different SKILL.md in another root: which one binds depends on the root"))
+                           note=say("related.duplicate" if dup else "related.conflict", lang)))
     if s["bundles"]:
         for b in rows(con, """
                 SELECT skill_id, name, root_kind, account, workspace_id, content_hash,
@@ -236,7 +238,8 @@ def _related(con: duckdb.DuckDBPyConnection, s: dict[str, Any], same: list[dict[
                   AND len(list_intersect(bundles, ?)) > 0
                 ORDER BY name, skill_id""", [list(s["bundles"]), s["account"], s["skill_id"], list(s["bundles"])]):
             out.append(Related(name=b["name"], skill_id=b["skill_id"], source=source_label(b), relation="bundle",
-                               content_hash=b["content_hash"], note="same bundle: " + ", ".join(sorted(b["shared"]))))
+                               content_hash=b["content_hash"],
+                               note=say("related.bundle", lang, bundles=", ".join(sorted(b["shared"])))))
     for c in rows(con, """
             SELECT o.skill_name AS name, min(o.skill_id) AS skill_id, count(DISTINCT o.episode_id) AS episodes
             FROM ak_skill_use u JOIN ak_skill_use o ON o.episode_id = u.episode_id AND o.skill_name <> u.skill_name
@@ -246,25 +249,20 @@ def _related(con: duckdb.DuckDBPyConnection, s: dict[str, Any], same: list[dict[
         row = one(con, "SELECT root_kind, account, workspace_id, content_hash FROM ak_skill WHERE skill_id = ?",
                   [c["skill_id"]]) or {"root_kind": "unknown"}
         out.append(Related(name=c["name"], skill_id=c["skill_id"], source=source_label(row), relation="co_used",
-                           content_hash=row.get("content_hash"), note=f"used in the same {c['episodes']} episode(s)"))
+                           content_hash=row.get("content_hash"), note=say("related.co_used", lang, n=c["episodes"])))
     return out
 
 
-def _provenance(s: dict[str, Any], index_rev: str) -> Provenance:
+def _provenance(s: dict[str, Any], index_rev: str, lang: Lang = "en") -> Provenance:
     kind = s["root_kind"]
-    origin = {"dsh_home": "the DSH home's skills folder",
-              "workspace_dsh": f"workspace {s['workspace_id']}: .dsh/skills",
-              "workspace_agents": f"workspace {s['workspace_id']}: .agents/skills",
-              "extra": "an extra skill folder from the settings (sources.extra_skill_dirs)",
-              "claude_home": "Claude Code's skills folder (~/.claude/skills)",
-              "codex_home": "Codex's skills folder (~/.codex/skills)",
-              "autoclaw": f"AutoClaw account {s['account']}: zwork-agent/skills"}.get(kind, kind)
+    origin = say(f"origin.{kind}", lang, workspace=s["workspace_id"], account=s["account"]) if (
+        f"origin.{kind}" in TEXTS) else kind
     verify = []
     if s["path"] and s["content_hash"]:
-        verify.append(f"sha256sum '{s['path']}'  # expect {s['content_hash'].removeprefix('sha256:')}")
+        verify.append(say("verify.sha256sum", lang, path=s["path"], sha=s["content_hash"].removeprefix("sha256:")))
     if s["ledger_sha256"]:
-        state = {True: "matches", False: "does NOT match", None: "was not compared with"}[s["ledger_matches"]]
-        verify.append(f"skills-preinstall.json records sha256 {s['ledger_sha256']}: the file {state} it")
+        state = {True: "match", False: "differs", None: "unknown"}[s["ledger_matches"]]
+        verify.append(say(f"verify.ledger_{state}", lang, sha=s["ledger_sha256"]))
     verify.append(f"akw sql \"SELECT * FROM ak_skill WHERE skill_id = '{s['skill_id']}'\"")
     return Provenance(origin=origin, path=s["path"], content_hash=s["content_hash"], verify=verify,
                       indexed_in=index_rev)

@@ -17,7 +17,9 @@ import duckdb
 
 from warehouse.cards.contract import Evidence, Point, Related, Resource, SkillUsage, TaskAnswer
 from warehouse.cards.lookup import matched, rows, terms
+from warehouse.cards.texts import Lang, say, word
 from warehouse.core.redact import redact
+from warehouse.search.messages import outcome
 from warehouse.search.snippets import clean, untrusted
 
 MAX_POINTS = 5
@@ -50,17 +52,19 @@ def _line_ev(n: int) -> Evidence:
 
 
 def task_answer(con: duckdb.DuckDBPyConnection, task: str, s: dict[str, Any], body: str,
-                resources: list[Resource], related: list[Related], usage: SkillUsage) -> TaskAnswer:
+                resources: list[Resource], related: list[Related], usage: SkillUsage,
+                lang: Lang = "en") -> TaskAnswer:
+    """`lang`: the language of the points' texts (the caller decided it once: core/language)."""
     words = terms(task)
     lines = _body_lines(body)
     meta = " ".join(x for x in (s["name"].replace("-", " "), s["description"] or "", s["when_to_use"] or "") if x)
     hit_terms = matched(words, f"{meta} {body}")
     episodes = _episodes(con, s)
     return TaskAnswer(task=task, terms=words, matched_terms=hit_terms,
-                      applicability=_applicability(words, s, lines, resources, episodes, usage),
-                      limits=_limits(s, lines, resources, related, usage),
-                      typical_errors=_errors(con, episodes),
-                      checklist=_checklist(words, s, lines, resources, episodes, con))
+                      applicability=_applicability(words, s, lines, resources, episodes, usage, lang),
+                      limits=_limits(s, lines, resources, related, usage, lang),
+                      typical_errors=_errors(con, episodes, lang),
+                      checklist=_checklist(words, s, lines, resources, episodes, con, lang))
 
 
 def _episodes(con: duckdb.DuckDBPyConnection, s: dict[str, Any]) -> list[dict[str, Any]]:
@@ -75,79 +79,80 @@ def _episodes(con: duckdb.DuckDBPyConnection, s: dict[str, Any]) -> list[dict[st
 
 
 def _applicability(words: list[str], s: dict[str, Any], lines: list[tuple[int, str]], resources: list[Resource],
-                   episodes: list[dict[str, Any]], usage: SkillUsage) -> list[Point]:
+                   episodes: list[dict[str, Any]], usage: SkillUsage, lang: Lang = "en") -> list[Point]:
     out: list[Point] = []
     if s["when_to_use"]:
         hit = matched(words, s["when_to_use"])
-        out.append(Point(text=(f"its whenToUse names the task's {', '.join(hit)}: " if hit else
-                               "its whenToUse does not name the task's words: ") + _quote(s["when_to_use"]),
+        out.append(Point(text=say("fit.when_hit" if hit else "fit.when_miss", lang, terms=", ".join(hit),
+                                  quote=_quote(s["when_to_use"])),
                          evidence=[Evidence(kind="front_matter", id="when_to_use")]))
     else:
-        out.append(Point(text="no whenToUse in the front matter: judge it by its description and body",
+        out.append(Point(text=say("fit.when_absent", lang),
                          evidence=[Evidence(kind="front_matter", id="when_to_use", note="absent")]))
     if s["description"]:
         hit = matched(words, f"{s['name'].replace('-', ' ')} {s['description']}")
-        out.append(Point(text=(f"its name/description match {', '.join(hit)}: " if hit else
-                               "its name/description share no word with the task: ") + _quote(s["description"]),
+        out.append(Point(text=say("fit.desc_hit" if hit else "fit.desc_miss", lang, terms=", ".join(hit),
+                                  quote=_quote(s["description"])),
                          evidence=[Evidence(kind="front_matter", id="description")]))
     scored = sorted(((len(matched(words, ln)), n, ln) for n, ln in lines), key=lambda t: (-t[0], t[1]))
     best = [t for t in scored if t[0] > 0][:2]
     if best:
-        out.append(Point(text="the body covers it: " + " / ".join(_quote(ln, 140) for _k, _n, ln in best),
+        out.append(Point(text=say("fit.body", lang, quotes=" / ".join(_quote(ln, 140) for _k, _n, ln in best)),
                          evidence=[_line_ev(n) for _k, n, _ln in best]))
     similar = [e for e in episodes if matched(words, f"{e['title'] or ''} {e['goal_text'] or ''}")]
     if similar:
         ok = sum(e["outcome"] == "success" for e in similar)
-        out.append(Point(text=f"used in {len(similar)} episode(s) of a similar task; {ok} succeeded",
+        out.append(Point(text=say("fit.similar", lang, n=len(similar), ok=ok),
                          evidence=[Evidence(kind="episode", id=e["episode_id"], note=e["outcome"])
                                    for e in similar[:5]]))
     elif episodes:
         ok = sum(e["outcome"] == "success" for e in episodes)
-        out.append(Point(text=f"used in {len(episodes)} episode(s), none about this task; {ok} succeeded",
+        out.append(Point(text=say("fit.other_tasks", lang, n=len(episodes), ok=ok),
                          evidence=[Evidence(kind="episode", id=e["episode_id"], note=e["outcome"])
                                    for e in episodes[:5]]))
     else:
-        out.append(Point(text="no recorded use in the index: nothing from practice backs or contradicts it",
+        out.append(Point(text=say("fit.no_use", lang),
                          evidence=[Evidence(kind="index", id="ak_skill_use", note=f"0 uses of {s['name']}")]))
     tools = [r for r in resources if r.role in ("script", "template", "reference") and r.kind == "text"]
     fitting = [r for r in tools if matched(words, r.path.replace("/", " ").replace("_", " "))] or tools
     if fitting:
-        out.append(Point(text="ships " + ", ".join(f"{r.path} ({r.role})" for r in fitting[:4]),
+        files = ", ".join(say("fit.file", lang, path=r.path, role=word("role", r.role, lang)) for r in fitting[:4])
+        out.append(Point(text=say("fit.ships", lang, files=files),
                          evidence=[Evidence(kind="resource", id=r.path, note=r.sha256) for r in fitting[:4]]))
     return out[:MAX_POINTS]
 
 
 def _limits(s: dict[str, Any], lines: list[tuple[int, str]], resources: list[Resource], related: list[Related],
-            usage: SkillUsage) -> list[Point]:
+            usage: SkillUsage, lang: Lang = "en") -> list[Point]:
     out: list[Point] = []
     if s["status"] == "removed":
-        out.append(Point(text="removed in AutoClaw (tombstone): do not rely on it being available",
+        out.append(Point(text=say("limit.removed", lang),
                          evidence=[Evidence(kind="ledger", id=".tombstones.json", note=s["removed_at"])]))
     if s["disable_model_invocation"]:
-        out.append(Point(text=f"disable-model-invocation: a model will not pick it by itself; invoke /{s['name']}",
+        out.append(Point(text=say("limit.no_model", lang, name=s["name"]),
                          evidence=[Evidence(kind="front_matter", id="disable-model-invocation")]))
     if s["user_invocable"] is False:
-        out.append(Point(text="user-invocable: false — not offered as a /command",
+        out.append(Point(text=say("limit.not_user", lang),
                          evidence=[Evidence(kind="front_matter", id="user-invocable")]))
     if s["allowed_tools"]:
-        out.append(Point(text="restricted to the tools " + ", ".join(s["allowed_tools"]),
+        out.append(Point(text=say("limit.tools", lang, tools=", ".join(s["allowed_tools"])),
                          evidence=[Evidence(kind="front_matter", id="allowed-tools")]))
     if s["ledger_matches"] is False:
-        out.append(Point(text="the SKILL.md differs from what the AutoClaw ledger deployed (edited or stale)",
+        out.append(Point(text=say("limit.ledger", lang),
                          evidence=[Evidence(kind="ledger", id="skills-preinstall.json", note=s["ledger_sha256"])]))
     for path in s["referenced_missing"] or []:
-        out.append(Point(text=f"the body mentions {path}, which the skill folder does not have",
+        out.append(Point(text=say("limit.missing", lang, path=path),
                          evidence=[Evidence(kind="resource", id=path, note="missing")]))
     for r in [r for r in resources if r.kind == "binary"][:3]:
-        out.append(Point(text=f"{r.path} is binary ({r.size} bytes): listed, never embedded — open it yourself",
+        out.append(Point(text=say("limit.binary", lang, path=r.path, size=r.size),
                          evidence=[Evidence(kind="resource", id=r.path, note=r.sha256)]))
     for c in [c for c in related if c.relation == "conflict"][:2]:
-        out.append(Point(text=f"another root ({c.source}) holds a different {c.name}: check which one binds",
+        out.append(Point(text=say("limit.conflict", lang, source=c.source, name=c.name),
                          evidence=[Evidence(kind="skill", id=c.skill_id, note=c.content_hash)]))
     for n, ln in _limit_lines(lines)[:4]:
-        out.append(Point(text="the body says: " + _quote(ln), evidence=[_line_ev(n)]))
+        out.append(Point(text=say("limit.body", lang, quote=_quote(ln)), evidence=[_line_ev(n)]))
     if not out:
-        out.append(Point(text="the index records no limit for it (no restrictions in front matter or body)",
+        out.append(Point(text=say("limit.none", lang),
                          evidence=[Evidence(kind="front_matter", id="*")]))
     return out
 
@@ -165,9 +170,9 @@ def _limit_lines(lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
     return out
 
 
-def _errors(con: duckdb.DuckDBPyConnection, episodes: list[dict[str, Any]]) -> list[Point]:
+def _errors(con: duckdb.DuckDBPyConnection, episodes: list[dict[str, Any]], lang: Lang = "en") -> list[Point]:
     if not episodes:
-        return [Point(text="no recorded use, so no errors seen in practice",
+        return [Point(text=say("err.no_use", lang),
                       evidence=[Evidence(kind="index", id="ak_skill_use", note="0 uses")])]
     ids = [e["episode_id"] for e in episodes]
     failed = rows(con, """
@@ -182,7 +187,7 @@ def _errors(con: duckdb.DuckDBPyConnection, episodes: list[dict[str, Any]]) -> l
         by_tool.setdefault(f["tool_name"] or "tool", []).append(f)
     for tool, fs in sorted(by_tool.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:3]:
         first = fs[0]
-        text = f"{tool} failed {len(fs)}× in episodes that used it"
+        text = say("err.tool", lang, tool=tool, n=len(fs))
         if first["text"]:
             text += ": " + _quote(first["text"], 160)
         out.append(Point(text=text, evidence=[Evidence(kind="document" if f["doc_key"] else "event",
@@ -191,18 +196,17 @@ def _errors(con: duckdb.DuckDBPyConnection, episodes: list[dict[str, Any]]) -> l
     retries = retry_pairs(con, ids)
     if retries:
         tools = sorted({r["tool"] for r in retries})
-        out.append(Point(text=f"{len(retries)} retr{'y' if len(retries) == 1 else 'ies'} after a failure "
-                              f"({', '.join(tools)})",
+        out.append(Point(text=say("err.retry" if len(retries) == 1 else "err.retries", lang, n=len(retries),
+                                  tools=", ".join(tools)),
                          evidence=[Evidence(kind="event", id=r["retry_event"], note=f"after {r['failed_event']}")
                                    for r in retries[:5]]))
     bad = [e for e in episodes if e["outcome"] in ("failure", "cancelled", "partial")]
     if bad:
-        out.append(Point(text=f"{len(bad)} of {len(episodes)} episodes that used it did not fully succeed ("
-                              + ", ".join(sorted({e['outcome'] for e in bad})) + ")",
+        outcomes = ", ".join(outcome(o, lang) for o in sorted({e["outcome"] for e in bad}))
+        out.append(Point(text=say("err.not_success", lang, bad=len(bad), total=len(episodes), outcomes=outcomes),
                          evidence=[Evidence(kind="episode", id=e["episode_id"], note=e["outcome"]) for e in bad[:5]]))
     if not out:
-        out.append(Point(text=f"no failed tool result, retry or failed run in the {len(episodes)} episode(s) "
-                              "that used it",
+        out.append(Point(text=say("err.clean", lang, n=len(episodes)),
                          evidence=[Evidence(kind="episode", id=e["episode_id"], note=e["outcome"])
                                    for e in episodes[:5]]))
     return out
@@ -223,14 +227,14 @@ def retry_pairs(con: duckdb.DuckDBPyConnection, episode_ids: list[str]) -> list[
 
 
 def _checklist(words: list[str], s: dict[str, Any], lines: list[tuple[int, str]], resources: list[Resource],
-               episodes: list[dict[str, Any]], con: duckdb.DuckDBPyConnection) -> list[Point]:
+               episodes: list[dict[str, Any]], con: duckdb.DuckDBPyConnection, lang: Lang = "en") -> list[Point]:
     out: list[Point] = []
     if s["disable_model_invocation"]:
-        out.append(Point(text=f"invoke it explicitly: /{s['name']}",
+        out.append(Point(text=say("check.invoke", lang, name=s["name"]),
                          evidence=[Evidence(kind="front_matter", id="disable-model-invocation")]))
     if s["path"] and s["content_hash"]:
-        out.append(Point(text=f"check you have this version: sha256 of {s['path']} is "
-                              f"{s['content_hash'].removeprefix('sha256:')}",
+        out.append(Point(text=say("check.version", lang, path=s["path"],
+                                  sha=s["content_hash"].removeprefix("sha256:")),
                          evidence=[Evidence(kind="skill", id=s["skill_id"], note="content_hash")]))
     steps = [(n, m.group(1)) for n, ln in lines if (m := _STEP.match(ln))]
     if not steps:
@@ -238,14 +242,15 @@ def _checklist(words: list[str], s: dict[str, Any], lines: list[tuple[int, str]]
     if steps:
         on_task = [t for t in steps if matched(words, t[1])]
         chosen = sorted((on_task + [t for t in steps if t not in on_task])[:6])
-        out += [Point(text="step: " + _quote(text, 160), evidence=[_line_ev(n)]) for n, text in chosen]
+        out += [Point(text=say("check.step", lang, quote=_quote(text, 160)), evidence=[_line_ev(n)])
+                for n, text in chosen]
     else:
-        out.append(Point(text="the body has no numbered steps or sections: read it whole before applying",
+        out.append(Point(text=say("check.no_steps", lang),
                          evidence=[Evidence(kind="body_line", id="SKILL.md body", note="no steps")]))
     for path in (s["referenced_missing"] or [])[:2]:
-        out.append(Point(text=f"find or create {path} first: the body needs it and the folder lacks it",
+        out.append(Point(text=say("check.missing", lang, path=path),
                          evidence=[Evidence(kind="resource", id=path, note="missing")]))
-    for f in _errors(con, episodes)[:2] if episodes else []:
+    for f in _errors(con, episodes, lang)[:2] if episodes else []:
         if f.evidence and f.evidence[0].kind in ("document", "event"):
-            out.append(Point(text="guard against what went wrong before — " + f.text, evidence=f.evidence[:3]))
+            out.append(Point(text=say("check.guard", lang, text=f.text), evidence=f.evidence[:3]))
     return out

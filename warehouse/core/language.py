@@ -4,7 +4,8 @@
 letters — any Cyrillic letter means Russian, other letters English — and otherwise the locale
 (LC_ALL, then LC_MESSAGES, then LANG, as POSIX orders them). Search decides once per request, so every
 text of one answer (routing reason, why-texts, warnings) is in the same language; the CLI labels follow
-the same decision. Data (titles, snippets, paths, ids) is never translated.
+the same decision, and so do the texts cards and dispatch plans generate (cards/texts.py: a card decides on
+its task, a plan on its task). Data (titles, snippets, paths, ids) is never translated.
 """
 
 from __future__ import annotations

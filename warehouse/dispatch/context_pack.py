@@ -13,6 +13,7 @@ from typing import Any
 
 import duckdb
 
+from warehouse.cards.texts import Lang, say
 from warehouse.core import db
 from warehouse.core.sqlfiles import query_sql
 from warehouse.dispatch.contract import (
@@ -24,6 +25,7 @@ from warehouse.dispatch.contract import (
     Evidence,
     SkillRef,
 )
+from warehouse.search.messages import outcome as outcome_words
 from warehouse.search.snippets import clean, untrusted
 
 _BAD_OUTCOMES = ("failure", "partial", "cancelled")
@@ -45,8 +47,9 @@ def _iso(v: Any) -> str | None:
 
 
 def build(con: duckdb.DuckDBPyConnection, req: DispatchRequest, search: dict[str, Any], actor_id: str | None,
-          skills: list[str]) -> tuple[ContextPack, Evidence]:
-    """The pack for `actor_id` (None: a refusal still shows what the index knows about the task)."""
+          skills: list[str], lang: Lang = "en") -> tuple[ContextPack, Evidence]:
+    """The pack for `actor_id` (None: a refusal still shows what the index knows about the task); its own
+    texts (why, risks) in `lang`."""
     opts = req.context
     chars = opts.snippet_chars
     ep_items = search["lanes"]["episodes"]["items"]
@@ -74,7 +77,7 @@ def build(con: duckdb.DuckDBPyConnection, req: DispatchRequest, search: dict[str
         for r in _rows(con, "dispatch_skill_episodes", [actor_id, skills]):
             add(EpisodeRef(episode_id=r["episode_id"], session_id=r["session_id"], seq=r["seq"],
                            actor_id=r["actor_id"], time=_iso(r["time"]), outcome=r["outcome"],
-                           why=[f"the target used skill {r['skill_name']} here"]),
+                           why=[say("pack.used_skill", lang, name=r["skill_name"])]),
                 r["outcome"], int(r["tool_errors"] or 0))
     ordered = sorted(ep_items, key=lambda i: i["id"] not in cited)  # stable: search order within each
     for it in ordered:
@@ -83,13 +86,13 @@ def build(con: duckdb.DuckDBPyConnection, req: DispatchRequest, search: dict[str
         ep = episode_of.get((it["session_id"], it["seq"]), {})
         add(EpisodeRef(episode_id=ep.get("episode_id"), session_id=it["session_id"], seq=it["seq"],
                        actor_id=ep.get("actor_id"), time=it.get("time"), outcome=ep.get("outcome"),
-                       snippet=_short(it.get("snippet"), chars), why=["evidence of the target in knowledge_search"]),
+                       snippet=_short(it.get("snippet"), chars), why=[say("pack.target_evidence", lang)]),
             ep.get("outcome"), int(ep.get("tool_errors") or 0))
     for it in ordered:
         ep = episode_of.get((it["session_id"], it["seq"]), {})
         add(EpisodeRef(episode_id=ep.get("episode_id"), session_id=it["session_id"], seq=it["seq"],
                        actor_id=ep.get("actor_id"), time=it.get("time"), outcome=ep.get("outcome"),
-                       snippet=_short(it.get("snippet"), chars), why=["knowledge_search: related to the task"]),
+                       snippet=_short(it.get("snippet"), chars), why=[say("pack.related", lang)]),
             ep.get("outcome"), int(ep.get("tool_errors") or 0))
 
     code_refs = [CodeRef(id=c["id"], path=c["path"], start_line=c["start_line"], end_line=c.get("end_line"),
@@ -107,7 +110,7 @@ def build(con: duckdb.DuckDBPyConnection, req: DispatchRequest, search: dict[str
             if d is None:
                 continue  # a removed or unknown skill is never offered
             instructions = " ".join(p for p in (d.get("description"), d.get("when_to_use")) if p)
-            why = ["named or implied by the task"] if n in skills else ["knowledge_search: skill related to the task"]
+            why = [say("pack.skill_named" if n in skills else "pack.skill_related", lang)]
             skill_refs.append(SkillRef(name=n, uses=int(d["total_uses"] or 0), path=d.get("path"),
                                        content_hash=d.get("content_hash"),
                                        instructions=_short(instructions, max(chars, 400)), why=why))
@@ -117,7 +120,7 @@ def build(con: duckdb.DuckDBPyConnection, req: DispatchRequest, search: dict[str
         artifacts = [ArtifactRef(path=r["path"], kind=r["kind"], episode_id=r["episode_id"])
                      for r in _rows(con, "dispatch_artifacts", [sorted(outcomes), 5])]
 
-    risks = _risks(search, refs, outcomes, actor_id)
+    risks = _risks(search, refs, outcomes, actor_id, lang)
     pack = ContextPack(goal=req.task.summary(), title=req.task.title,
                        deadline=_iso(req.task.deadline), acceptance=list(req.task.acceptance),
                        constraints=list(req.task.constraints), prior_episodes=refs, code_refs=code_refs,
@@ -128,20 +131,20 @@ def build(con: duckdb.DuckDBPyConnection, req: DispatchRequest, search: dict[str
 
 
 def _risks(search: dict[str, Any], refs: list[EpisodeRef], outcomes: dict[str, tuple[str | None, int]],
-           actor_id: str | None) -> list[str]:
+           actor_id: str | None, lang: Lang = "en") -> list[str]:
     out = []
     for r in refs:
         if not r.episode_id:
             continue
         outcome, errors = outcomes.get(r.episode_id, (None, 0))
-        whose = "the target's" if r.actor_id == actor_id else "a related"
+        whose = "own" if r.actor_id == actor_id else "related"
         if outcome in _BAD_OUTCOMES:
-            out.append(f"{whose} episode {r.episode_id} ended {outcome}: read it before repeating its steps")
+            out.append(say(f"risk.{whose}_ended", lang, id=r.episode_id, outcome=outcome_words(outcome, lang)))
         if errors:
-            out.append(f"{whose} episode {r.episode_id} had {errors} failed tool call(s)")
+            out.append(say(f"risk.{whose}_errors", lang, id=r.episode_id, n=errors))
     for lane, info in sorted(search["lanes"].items()):
         if info and info.get("degraded"):
-            out.append(f"the {lane} lane is degraded ({info.get('degradation_reason')}): evidence may be incomplete")
+            out.append(say("risk.degraded", lang, lane=lane, reason=info.get("degradation_reason")))
     if not refs:
-        out.append("no prior episode bears on this task: there is no evidence of earlier work to rely on")
+        out.append(say("risk.no_prior", lang))
     return out

@@ -20,8 +20,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from warehouse.cards.texts import Lang, say, word
 from warehouse.core import db
 from warehouse.core.errors import Code, KnowledgeError
+from warehouse.core.language import output_language
 from warehouse.core.paths import Paths
 from warehouse.core.settings import Settings
 from warehouse.core.sqlfiles import query_sql
@@ -54,9 +56,13 @@ def _now() -> str:
 
 
 def dispatch(paths: Paths, settings: Settings, engine: SearchEngine, request: dict[str, Any] | str,
-             requested_by: str, scope: Scope | None = None) -> dict[str, Any]:
-    """`scope`: the caller's access scope (None with access off): targets, context and package hold to it."""
+             requested_by: str, scope: Scope | None = None, lang: Lang | None = None) -> dict[str, Any]:
+    """`scope`: the caller's access scope (None with access off): targets, context and package hold to it.
+    `lang`: the plan's one language (cards/texts.py); None decides it here, once the task is known:
+    `ui.language`, else the task's letters, else the locale — as the plan's search and the CLI decide it."""
     req = parse_dispatch_request(request)
+    if lang is None:
+        lang = output_language(settings.ui.language, req.task.summary())
     request_hash = "sha256:" + hashlib.sha256(_canonical(req.plan_key()).encode("utf-8")).hexdigest()
     dispatch_id = req.dispatch_id or "auto-" + request_hash[7:27]
     assignment_id = outbox.assignment_id_for(dispatch_id)
@@ -68,14 +74,14 @@ def dispatch(paths: Paths, settings: Settings, engine: SearchEngine, request: di
             raise _conflict(dispatch_id, assignment_id)  # another principal's record: not theirs to see
         return _replayed(existing)
 
-    resp = plan(paths, settings, engine, req, dispatch_id, assignment_id, scope)
+    resp = plan(paths, settings, engine, req, dispatch_id, assignment_id, scope, lang)
     if existing is not None:
         resp.warnings.append(Message(code=Code.DISPATCH_RECORDED.value,
-                                     message=f"dispatch_id {dispatch_id!r} is already recorded as {assignment_id}; "
-                                             "a dry run changes nothing"))
+                                     message=say("plan.recorded", lang, dispatch_id=dispatch_id,
+                                                 assignment_id=assignment_id)))
     if not req.commits or resp.target is None:  # a refusal (no fitting actor) carries its NOT_FOUND error
         return response_dict(resp)
-    refusal = _commit_refusal(settings, req, resp)
+    refusal = _commit_refusal(settings, req, resp, lang)
     if refusal is not None:
         resp.errors.append(refusal)
         return response_dict(resp)
@@ -112,16 +118,15 @@ def _replayed(record: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def _commit_refusal(settings: Settings, req: DispatchRequest, resp: DispatchResponse) -> Message | None:
+def _commit_refusal(settings: Settings, req: DispatchRequest, resp: DispatchResponse,
+                    lang: Lang = "en") -> Message | None:
     assert resp.target is not None
     info = resp.target.dispatch
     if not info.available:
         return Message(code=Code.DISPATCH_UNAUTHORIZED.value, field="target",
-                       message=f"cannot record a {info.mode} hand-over: " + "; ".join(info.reasons))
+                       message=say("plan.unavailable", lang, mode=info.mode, reasons="; ".join(info.reasons)))
     if settings.dispatch.require_confirmation and not req.confirm:
-        return Message(code=Code.DISPATCH_UNAUTHORIZED.value, field="confirm",
-                       message="a commit needs confirm: true (CLI: --yes) while dispatch.require_confirmation "
-                               "is true; this is the plan, nothing was recorded")
+        return Message(code=Code.DISPATCH_UNAUTHORIZED.value, field="confirm", message=say("plan.confirm", lang))
     return None
 
 
@@ -143,10 +148,11 @@ def _assignment_row(req: DispatchRequest, resp: DispatchResponse, request_hash: 
 
 
 def plan(paths: Paths, settings: Settings, engine: SearchEngine, req: DispatchRequest, dispatch_id: str,
-         assignment_id: str, scope: Scope | None = None) -> DispatchResponse:
+         assignment_id: str, scope: Scope | None = None, lang: Lang = "en") -> DispatchResponse:
     """The plan: target, context pack, evidence, the package; writes nothing. Under access control
     only actors the principal sees in full are targets, and a plan naming anything it cannot see is
-    refused like a plan without a fitting actor (fail closed)."""
+    refused like a plan without a fitting actor (fail closed). `lang`: the language of the plan's own
+    texts (why, reasons, risks, the pack's notes, the package's brief, warnings and errors)."""
     text = req.task.summary()
     found = engine.search(parse_request({"schema": "knowledge.search/v1", "query": text[:MAX_QUERY_CHARS],
                                          "mode": "find_agent", "limit": 10}), scope)
@@ -169,7 +175,7 @@ def plan(paths: Paths, settings: Settings, engine: SearchEngine, req: DispatchRe
                 raise KnowledgeError(Code.NOT_FOUND, f"target: no actor {req.explicit_actor!r} in the index "
                                      "(see ak_actor)", field="target.actor_id")
             target = target_out(settings.dispatch, require_actor(con, req.explicit_actor), "explicit",
-                                ["chosen explicitly by the request"])
+                                [say("why.explicit", lang)], lang)
         else:
             for choice, names in (("named_skill", named), ("implied_skill", implied)):
                 if not names or target is not None:
@@ -179,25 +185,23 @@ def plan(paths: Paths, settings: Settings, engine: SearchEngine, req: DispatchRe
                     continue  # its top user is not this principal's to see: the search decides
                 if top is None:
                     warnings.append(Message(code=Code.NOT_FOUND.value,
-                                            message=f"skill(s) {', '.join(names)} have no recorded use yet"))
+                                            message=say("plan.unused_skills", lang, skills=", ".join(names))))
                     continue
-                how = "names" if choice == "named_skill" else "implies"
                 target = target_out(settings.dispatch, require_actor(con, top[0]), choice,
-                                    [f"the task {how} skill {', '.join(names)}",
-                                     f"used it {top[1]} time(s), more than any other actor (ak_skill_use)"])
+                                    [say(f"why.{choice}", lang, skills=", ".join(names)),
+                                     say("why.top_user", lang, n=top[1])], lang)
             strength = (search.get("match") or {}).get("level", "strong")
             if target is None and search.get("actors") and strength != "strong":  # FR-7: no weak guess
                 warnings.append(Message(code=Code.WEAK_MATCH.value,
-                                        message=f"search: the task's best match is {strength}: no actor is "
-                                                "chosen on so little evidence"))
+                                        message=say("plan.weak", lang, strength=word("strength", strength, lang))))
             elif target is None:
                 for a in search.get("actors", []):
                     row = actor_row(con, a["actor_id"])
                     if row is not None:
                         target = target_out(settings.dispatch, row, "search",
-                                            ["best actor of knowledge_search for the task", *a.get("why", [])])
+                                            [say("why.search", lang), *a.get("why", [])], lang)
                         break
-        pack, evidence = context_pack.build(con, req, search, target.actor_id if target else None, skills)
+        pack, evidence = context_pack.build(con, req, search, target.actor_id if target else None, skills, lang)
     finally:
         con.close()
     if view is not None and invisible({"target": target.model_dump() if target else None,
@@ -208,12 +212,10 @@ def plan(paths: Paths, settings: Settings, engine: SearchEngine, req: DispatchRe
                             index_rev=gen.index_rev, target=target, context_pack=pack, evidence=evidence,
                             handoff=None, warnings=warnings)
     if target is None:
-        resp.errors.append(Message(code=Code.NOT_FOUND.value, field="target",
-                                   message="no actor with evidence fits this task, and none is invented: "
-                                           "create a new one (see suggestion)"))
+        resp.errors.append(Message(code=Code.NOT_FOUND.value, field="target", message=say("plan.no_actor", lang)))
         resp.suggestion = Suggestion(name=_slug(req.task.title or text), description=text[:300], skills=skills)
         return resp
-    resp.handoff = handoff.build(req, target, pack, assignment_id, dispatch_id)
+    resp.handoff = handoff.build(req, target, pack, assignment_id, dispatch_id, lang)
     return resp
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import duckdb
 
+from warehouse.cards.texts import Lang, say
 from warehouse.core import db
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.settings import Dispatch
@@ -75,20 +76,20 @@ def top_skill_user(con: duckdb.DuckDBPyConnection, skills: list[str]) -> tuple[s
     return (row[0], int(row[1])) if row else None
 
 
-def availability(settings: Dispatch, actor: dict[str, Any]) -> DispatchInfo:
-    """KD-4: what this warehouse can really plan for this actor now."""
+def availability(settings: Dispatch, actor: dict[str, Any], lang: Lang = "en") -> DispatchInfo:
+    """KD-4: what this warehouse can really plan for this actor now (`reasons` in `lang`)."""
     mode = actor["dispatch_mode"]
     reasons = []
     if not settings.enabled:
-        reasons.append("dispatch.enabled is false")
+        reasons.append(say("reason.disabled", lang))
     elif not settings.allows(mode):
-        reasons.append(f"dispatch.allow_{mode} is false")
+        reasons.append(say("reason.mode_off", lang, mode=mode))
     if mode == "spawn_replica" and not actor.get("session_ids"):
-        reasons.append("no session of this actor is in the index to brief a replica from")
+        reasons.append(say("reason.no_session", lang))
     if mode == "team_task" and not actor.get("parent_session_id"):
-        reasons.append("the team's lead session is not in the index")
+        reasons.append(say("reason.no_lead", lang))
     if mode == "external_handoff" and actor.get("source") != "autoclaw" and actor.get("origin") not in TOOL_ORIGINS:
-        reasons.append("external handoff is for AutoClaw agents and Claude Code or Codex sessions")
+        reasons.append(say("reason.external", lang))
     return DispatchInfo(mode=mode, available=not reasons, reasons=reasons)
 
 
@@ -105,9 +106,10 @@ def resume_of(actor: dict[str, Any]) -> Resume | None:
     return Resume(tool=origin, session_id=session, command=command, cwd=actor.get("workspace_path"))
 
 
-def target_out(settings: Dispatch, actor: dict[str, Any], choice: str, why: list[str]) -> TargetOut:
+def target_out(settings: Dispatch, actor: dict[str, Any], choice: str, why: list[str],
+               lang: Lang = "en") -> TargetOut:
     skills = [TargetSkill(name=s["name"], uses=int(s["uses"])) for s in (actor.get("top_skills") or [])]
     origin = actor.get("origin") if actor.get("origin") in TOOL_ORIGINS else None
     return TargetOut(actor_id=actor["actor_id"], name=actor.get("display_name"), kind=actor["kind"],
                      source=actor["source"], choice=choice, why=why, skills=skills,
-                     dispatch=availability(settings, actor), origin=origin, resume=resume_of(actor))
+                     dispatch=availability(settings, actor, lang), origin=origin, resume=resume_of(actor))
