@@ -16,30 +16,36 @@ import anyio.from_thread
 from mcp import Client, StdioServerParameters
 
 from warehouse.api import Warehouse
+from warehouse.core.proc import tuned_env
 
 AKW = str(Path(sys.executable).with_name("akw"))
 T = TypeVar("T")
 
 
-def server_params(wh: Warehouse) -> StdioServerParameters:
+def server_params(wh: Warehouse, tuned: bool = True) -> StdioServerParameters:
     """`akw mcp` with the home's locations in its environment (never in a tool argument), and the
     tests' pinned clock (conftest's `AKW_NOW`): the SDK starts the server with a minimal environment,
     and a server on the wall clock made its reindex's curation pass a day apart from the test
-    process's once the real date passed the pinned one (test_parity's reindex case, from 2026-12-02)."""
+    process's once the real date passed the pinned one (test_parity's reindex case, from 2026-12-02).
+    `tuned`: start it with the glibc malloc tunable already set, as a launcher that knows it would, so
+    `akw mcp` serves in its own process instead of re-executing itself to get it (one interpreter start
+    fewer per server; the re-exec itself: test_the_server_process_runs_with_the_malloc_tunable)."""
     env = {"DSH_HOME": str(wh.paths.dsh_home), "AUTOCLAW_ROOT": str(wh.paths.autoclaw_root),
            "AKW_HOME": str(wh.paths.home), "CLAUDE_CONFIG_DIR": str(wh.paths.claude_home),
            "CODEX_HOME": str(wh.paths.codex_home)}  # the Claude Code / Codex homes the home was built over
     if os.environ.get("AKW_NOW"):
         env["AKW_NOW"] = os.environ["AKW_NOW"]
+    if tuned:
+        env = tuned_env(env)
     return StdioServerParameters(command=AKW, args=["mcp"], env=env)
 
 
-def with_client(wh: Warehouse, body: Callable[[Client], Awaitable[T]]) -> T:
+def with_client(wh: Warehouse, body: Callable[[Client], Awaitable[T]], tuned: bool = True) -> T:
     """Start the server, run `body` against it, stop it; returns what `body` returned."""
     out: list[T] = []
 
     async def main() -> None:
-        async with Client(server_params(wh), read_timeout_seconds=120) as c:
+        async with Client(server_params(wh, tuned), read_timeout_seconds=120) as c:
             out.append(await body(c))
 
     anyio.run(main)

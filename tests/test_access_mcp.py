@@ -21,6 +21,7 @@ from mcp_helpers import AKW
 
 from warehouse.api import Warehouse
 from warehouse.core.errors import Code
+from warehouse.core.proc import tuned_env
 from warehouse.core.settings import Settings
 
 WHO = "alice@example.com"
@@ -51,6 +52,7 @@ def _run(wh: Warehouse, principal: str | None, body: Any) -> Any:
             "AKW_HOME": str(wh.paths.home)}
     if principal:
         env["AKW_PRINCIPAL"] = principal
+    env = tuned_env(env)  # the malloc tunable preset: `akw mcp` serves without re-executing itself (mcp_helpers)
     out: list[Any] = []
 
     async def main() -> None:

@@ -465,12 +465,14 @@ def _strings(v: Any) -> list[str]:
 
 
 def test_the_server_process_runs_with_the_malloc_tunable(wh: Warehouse) -> None:
+    before = {k.pid for k in psutil.Process().children(recursive=True)}  # the module's shared server is not this one
+
     async def body(c: Client) -> Any:
         await c.call_tool("knowledge_status", {})
-        kids = psutil.Process().children(recursive=True)
+        kids = [k for k in psutil.Process().children(recursive=True) if k.pid not in before]
         return [(k.cmdline(), k.environ().get("GLIBC_TUNABLES", "")) for k in kids if "mcp" in " ".join(k.cmdline())]
 
-    servers = with_client(wh, body)
+    servers = with_client(wh, body, tuned=False)  # started as a user's client starts it: no tunable set
     assert servers, "no server process found"
     for cmdline, tunables in servers:
         assert "warehouse.mcp" in cmdline  # `akw mcp` re-exec'd itself …
