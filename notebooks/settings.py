@@ -92,15 +92,17 @@ def _(L, get_tick, lang, mo, ui, wh):
         rows = (usage.get("by_surface") or {}).items()
         if not rows:
             return f"<div id='akw-usage'><b>{escape(L['usage'])}</b>: {escape(L['u_none'])}</div>"
-        head = "".join(f"<th>{escape(L[k])}</th>" for k in ("u_surface", "u_searches", "u_zero", "u_weak", "u_degraded",
-                                                              "u_both"))
+        # padding on every cell: marimo's table style collapses borders, so a table's border-spacing is ignored
+        pad = "style='padding:2px 16px 2px 0;text-align:left;vertical-align:top'"
+        head = "".join(f"<th {pad}>{escape(L[k])}</th>" for k in ("u_surface", "u_searches", "u_zero", "u_weak",
+                                                                   "u_degraded", "u_both", "u_latency", "u_errors"))
         body = "".join(
-            f"<tr><td>{escape(n)}</td><td>{u['searches']}</td><td>{u['zero_result_rate']:.0%}</td>"
-            f"<td>{u['weak_rate']:.0%}</td><td>{u['degraded_share']:.0%}</td><td>{u['both_evidence_share']:.0%}</td>"
-            f"<td>P50 ≤ {u['latency_ms']['p50']} ms · P95 ≤ {u['latency_ms']['p95']} ms</td>"
-            f"<td>{escape(', '.join(f'{c} {k}' for c, k in u['errors'].items()) or '—')}</td></tr>" for n, u in rows)
-        return (f"<div id='akw-usage'><b>{escape(L['usage'])}</b><table style='border-spacing:14px 2px'><tr>{head}"
-                f"<th>{escape(L['u_latency'])}</th><th>{escape(L['u_errors'])}</th></tr>{body}</table></div>")
+            "<tr>" + "".join(f"<td {pad}>{v}</td>" for v in (
+                escape(n), u["searches"], f"{u['zero_result_rate']:.0%}", f"{u['weak_rate']:.0%}",
+                f"{u['degraded_share']:.0%}", f"{u['both_evidence_share']:.0%}",
+                f"P50 ≤ {u['latency_ms']['p50']} ms · P95 ≤ {u['latency_ms']['p95']} ms",
+                escape(", ".join(f"{c} {k}" for c, k in u["errors"].items()) or "—"))) + "</tr>" for n, u in rows)
+        return f"<div id='akw-usage'><b>{escape(L['usage'])}</b><table><tr>{head}</tr>{body}</table></div>"
 
     mo.vstack([
         mo.md(f"## {L['title']}\n\n<span id='akw-state'>**{ui.state_text(st['state'], lang)}**</span> · "

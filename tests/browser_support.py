@@ -119,7 +119,7 @@ def marimo_app(notebook: Path | list[Path], env: dict[str, str]) -> Iterator[str
                 if proc.poll() is not None or time.monotonic() > deadline:
                     log.seek(0)
                     raise AssertionError(f"marimo run did not start: {log.read().decode(errors='replace')[-2000:]}")
-                time.sleep(0.3)
+                time.sleep(0.1)
             yield url
         finally:
             proc.terminate()
@@ -148,7 +148,7 @@ def wait_for(cond: Any, timeout: float = 60, what: str = "condition") -> Any:
             if waited > SLOW_WAIT_S:
                 warnings.warn(f"browser test waited {waited:.1f} s for {what}", stacklevel=2)
             return got
-        time.sleep(0.3)
+        time.sleep(0.1)  # a page re-renders in tens of ms: a coarser poll only adds idle time to each wait
     raise AssertionError(f"timed out waiting for {what}")
 
 
