@@ -21,6 +21,7 @@ Templates are `str.format` templates (format specs work as in f-strings).
 
 from __future__ import annotations
 
+from warehouse.core import language
 from warehouse.core.language import Lang
 
 __all__ = ["TEXTS", "Lang", "say", "word"]
@@ -264,11 +265,9 @@ TEXTS: dict[str, dict[Lang, str]] = {
 
 def say(key: str, lang: Lang, **values: object) -> str:
     """The text of `key` in `lang` (English if it has no translation), filled with `values`."""
-    templates = TEXTS[key]
-    return templates.get(lang, templates["en"]).format(**values)
+    return language.text(TEXTS, key, lang, **values)
 
 
 def word(group: str, value: str, lang: Lang) -> str:
     """A stored value (a role, a status, a match level) in words of `lang`; an unknown value as it is."""
-    templates = TEXTS.get(f"{group}.{value}")
-    return templates.get(lang, value) if templates else value
+    return language.word(TEXTS, f"{group}.{value}", lang, value)

@@ -9,6 +9,7 @@ Templates are `str.format` templates.
 
 from __future__ import annotations
 
+from warehouse.core import language
 from warehouse.core.language import Lang
 
 LABELS: dict[str, dict[Lang, str]] = {
@@ -189,8 +190,7 @@ FIELDS_RU: dict[str, str] = {
 
 def t(key: str, lang: Lang, **values: object) -> str:
     """Label `key` in `lang` (English if it has no translation), filled with `values`."""
-    templates = LABELS[key]
-    return templates.get(lang, templates["en"]).format(**values)
+    return language.text(LABELS, key, lang, **values)
 
 
 def field(name: str, lang: Lang) -> str:
@@ -200,5 +200,4 @@ def field(name: str, lang: Lang) -> str:
 
 def value(v: object, lang: Lang) -> str:
     """A stored value (a state, a lane, an outcome) in words of `lang`; anything else as it is."""
-    words = VALUES.get(str(v))
-    return words.get(lang, str(v)) if words else str(v)
+    return language.word(VALUES, str(v), lang, str(v))

@@ -44,3 +44,20 @@ def output_language(setting: str = "auto", text: str | None = None, env: Mapping
     if setting in ("ru", "en"):
         return setting  # type: ignore[return-value]
     return of_text(text) or of_locale(env)
+
+
+Catalogue = Mapping[str, Mapping[Lang, str]]  # key -> {"en": template, "ru": template}
+
+
+def text(catalogue: Catalogue, key: str, lang: Lang, **values: object) -> str:
+    """Template `key` of a catalogue in `lang` (English where it has no translation), filled with `values`
+    (`str.format`): the one lookup of the search messages, the CLI labels and the card and plan texts."""
+    templates = catalogue[key]
+    return templates.get(lang, templates["en"]).format(**values)
+
+
+def word(catalogue: Catalogue, key: str, lang: Lang, default: str) -> str:
+    """A stored value's word in `lang` under `key`; `default` (the value as stored) when it has none."""
+    templates = catalogue.get(key)
+    return templates.get(lang, default) if templates else default
+

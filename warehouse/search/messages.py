@@ -20,6 +20,7 @@ value is never parsed as a template; a literal brace is written `{{`.
 
 from __future__ import annotations
 
+from warehouse.core import language
 from warehouse.core.language import Lang
 
 __all__ = ["MESSAGES", "Lang", "msg", "outcome"]
@@ -174,11 +175,9 @@ MESSAGES: dict[str, dict[Lang, str]] = {
 
 def msg(key: str, lang: Lang, **values: object) -> str:
     """The text of message `key` in `lang` (English if it has no translation), filled with `values`."""
-    templates = MESSAGES[key]
-    return templates.get(lang, templates["en"]).format(**values)
+    return language.text(MESSAGES, key, lang, **values)
 
 
 def outcome(value: str, lang: Lang) -> str:
     """A stored outcome (`success`, `failure`, …) in words of `lang`; an unknown value as it is."""
-    templates = MESSAGES.get(f"outcome.{value}")
-    return templates.get(lang, value) if templates else value
+    return language.word(MESSAGES, f"outcome.{value}", lang, value)
