@@ -13,6 +13,8 @@ import json
 import os
 import random
 import shutil
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -154,6 +156,53 @@ def test_full_rebuild_same_rev_and_run_log(built, src, tmp_path) -> None:
     assert [r[2] for r in runs][-3:] == ["noop", "noop", "building"]
     assert "published" in [r[2] for r in runs] and "full" in [r[1] for r in runs]
     assert read_runs(wh.paths)[-1]["run_id"] == report["run_id"]
+
+
+# A Ctrl-C that lands inside a DuckDB query of one session's extract: DuckDB raises it as
+# RuntimeError('Query interrupted'), which the per-session isolation caught as that session's error,
+# and the run went on to publish (a cancelled MCP reindex published, issue 23's CI). The child process
+# runs the real reindex; the only thing injected is where the signal lands: a session's extract
+# that spends its time in a DuckDB query while another thread sends SIGINT.
+_CTRL_C_IN_A_QUERY = """
+import os, signal, sys, threading
+import duckdb
+import warehouse.extract.dsh.job as job
+from warehouse.api import Warehouse
+
+real, first = job._sync_session, []
+
+def a_session_in_a_long_query(*args, **kwargs):
+    if first:
+        return real(*args, **kwargs)
+    first.append(1)
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    con = duckdb.connect()
+    con.execute("SELECT count(*) FROM range(3000000000) a, range(100) b").fetchall()
+
+job._sync_session = a_session_in_a_long_query
+wh = Warehouse.open(*sys.argv[1:4])
+try:
+    wh.reindex(mode="full")
+except KeyboardInterrupt:
+    sys.exit(130)
+print("the run went on after the Ctrl-C")
+"""
+
+
+def test_a_ctrl_c_inside_a_duckdb_query_cancels_the_run_instead_of_failing_one_session(built, src, tmp_path) -> None:
+    wh = home_copy(built, src, tmp_path / "akw")
+    before = generation.current(wh.paths.generations)
+    runs_before = read_runs(wh.paths)
+    p = subprocess.run([sys.executable, "-c", _CTRL_C_IN_A_QUERY, str(src[0] / "dsh"), str(src[0] / "autoclaw"),
+                        str(wh.paths.home)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 130, p.stdout + p.stderr[-2000:]
+    after = generation.current(wh.paths.generations)
+    assert after is not None and before is not None and after.path == before.path
+    assert read_runs(wh.paths) == runs_before  # cut in extract: nothing recorded as published or failed
+    with generation.writer_lock(wh.paths):  # the lock was released
+        pass
+    again = wh.reindex()  # the next run reads again what the cut full run forgot: the same lake, the same rev
+    assert again["outcome"] == "noop" and again["index_rev"] == before.index_rev
 
 
 def test_a_build_that_outgrows_its_memory_limit_is_retried_once_with_more(src, tmp_path) -> None:

@@ -8,6 +8,7 @@ import time
 import traceback
 from typing import Any
 
+from warehouse.core import cancel
 from warehouse.core.errors import Code
 from warehouse.core.paths import Paths
 from warehouse.core.redact import redact
@@ -63,6 +64,7 @@ def run_extract(paths: Paths, settings: Settings, sources: list[str] | None = No
         try:
             rep: SourceReport = importlib.import_module(module).extract(ctx)
         except Exception as e:  # isolation between sources: record, do not propagate
+            cancel.check()
             rep = SourceReport(source=name, degraded=True)
             rep.errors.append({"code": Code.INTERNAL.value, "source": name, "unit": name,
                                "message": redact(f"{type(e).__name__}: {e}") or ""})

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from warehouse.core import cancel
 from warehouse.core.paths import Paths
 from warehouse.core.redact import RULES_VERSION, redact
 from warehouse.core.settings import Settings
@@ -108,7 +109,10 @@ class ExtractContext:
 
     def unit_failed(self, report: SourceReport, unit: str, code: str, message: str,
                     revision: str | None = None, schema_version: str | None = None) -> None:
-        """Record a unit failure with a stable code. The cursor is cleared so the next run retries."""
+        """Record a unit failure with a stable code. The cursor is cleared so the next run retries.
+
+        A failure that was really a Ctrl-C (DuckDB reports it as RuntimeError) cancels the run instead."""
+        cancel.check()
         message = redact(message) or ""
         report.units_failed += 1
         report.errors.append({"code": code, "unit": unit, "message": message})

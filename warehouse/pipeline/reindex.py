@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from warehouse.core import cancel
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.paths import Paths, tool_homes
 from warehouse.core.redact import redact
@@ -46,7 +47,7 @@ def reindex(paths: Paths, settings: Settings, mode: str = "incremental", progres
     if mode == "verify":
         return verify(paths, settings)
     paths.ensure()
-    with generation.writer_lock(paths, wait_s=wait_s):
+    with cancel.watch(), generation.writer_lock(paths, wait_s=wait_s):
         return run_locked(paths, settings, mode, progress, snapshot)
 
 
@@ -72,6 +73,7 @@ def _run(paths: Paths, settings: Settings, mode: str, progress: Progress | None,
         # rebuild keeps this machine's lake and cursors
         _forget_everything(paths, forgettable(root_states(paths, settings)))
     extract = run_extract(paths, settings, progress=progress) if snapshot is None else _no_extract()
+    cancel.check()  # a Ctrl-C inside a DuckDB query reached the extractors as one unit's error
     choice = team_source.choose(paths, settings, outbox.digest(paths), snapshot, extract.get("push"))
     rev = choice.rev
     published = generation.current(paths.generations)
@@ -103,6 +105,7 @@ def _run(paths: Paths, settings: Settings, mode: str, progress: Progress | None,
     build_path = generation.new_build_path(paths.generations, rev)
     try:
         stats = _build(paths, settings, build_path, record, progress, choice)
+        cancel.check()
         gen = generation.publish(paths.generations, build_path, rev, utc_now_iso())
     except BaseException as e:
         build_path.unlink(missing_ok=True)
