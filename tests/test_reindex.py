@@ -175,9 +175,23 @@ def a_session_in_a_long_query(*args, **kwargs):
     if first:
         return real(*args, **kwargs)
     first.append(1)
-    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    stop = threading.Event()
+
+    def ctrl_c():  # again until the query ends: one that lands before DuckDB polls waits for the query's end
+        while not stop.wait(0.3):
+            os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=ctrl_c, daemon=True).start()
     con = duckdb.connect()
-    con.execute("SELECT count(*) FROM range(3000000000) a, range(100) b").fetchall()
+    try:
+        con.execute("SELECT count(*) FROM range(3000000000) a, range(100) b").fetchall()
+    except RuntimeError:
+        print("interrupted inside the query", file=sys.stderr)
+        raise
+    finally:
+        stop.set()
+        con.interrupt()  # the query's worker tasks end now, not when the closing connection would wait them out
+        con.close()
 
 job._sync_session = a_session_in_a_long_query
 wh = Warehouse.open(*sys.argv[1:4])
@@ -196,6 +210,7 @@ def test_a_ctrl_c_inside_a_duckdb_query_cancels_the_run_instead_of_failing_one_s
     p = subprocess.run([sys.executable, "-c", _CTRL_C_IN_A_QUERY, str(src[0] / "dsh"), str(src[0] / "autoclaw"),
                         str(wh.paths.home)], capture_output=True, text=True, timeout=120)
     assert p.returncode == 130, p.stdout + p.stderr[-2000:]
+    assert "interrupted inside the query" in p.stderr  # the path under test: DuckDB's RuntimeError, not Python's
     after = generation.current(wh.paths.generations)
     assert after is not None and before is not None and after.path == before.path
     assert read_runs(wh.paths) == runs_before  # cut in extract: nothing recorded as published or failed
