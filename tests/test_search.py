@@ -20,6 +20,7 @@ from homes import BuiltHome, build_home, q
 
 from warehouse.api import Warehouse
 from warehouse.core.errors import Code, KnowledgeError
+from warehouse.home import generation
 from warehouse.search.contract import invariant_violations, parse_request
 from warehouse.search.service import RRF_K
 
@@ -422,3 +423,20 @@ def test_a_file_list_repeating_one_description_says_it_once() -> None:
     text = "deploy/nginx/iya.ru.conf — Move iya.ru\ndocs/migration.md — Move iya.ru\nREADME.md — Notes"
     assert merged_descriptions(text) == "deploy/nginx/iya.ru.conf, docs/migration.md — Move iya.ru\nREADME.md — Notes"
     assert merged_descriptions("a.py (modified)\nb.py (added)") == "a.py (modified)\nb.py (added)"
+
+
+def test_a_bare_announcement_is_an_event_but_never_a_document_or_a_snippet(wh: Warehouse) -> None:
+    """Issue 28: "Loading the X skill." (and Claude Code's "Launching skill: X") said nothing as a snippet and,
+    being short, was often an episode's best-matching event for a question naming the skill."""
+    con, _ = generation.open_current(wh.paths.generations)
+    try:
+        said = con.execute("SELECT count(*) FROM stg_dsh_events WHERE akw_is_announcement(text)").fetchone()[0]
+        indexed = con.execute("SELECT count(*) FROM ak_document WHERE akw_is_announcement(text)").fetchone()[0]
+        skills = [r[0] for r in con.execute("SELECT DISTINCT skill_name FROM stg_dsh_events WHERE skill_name "
+                                            "IS NOT NULL ORDER BY 1").fetchall()]
+    finally:
+        con.close()
+    assert said > 0 and indexed == 0 and skills
+    for name in skills:
+        snippets = [i["snippet"] or "" for i in q(wh, f"{name} skill")["lanes"]["episodes"]["items"]]
+        assert not [s for s in snippets if s.startswith(("Loading the", "Launching skill", "Загружаю навык"))], name

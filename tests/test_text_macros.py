@@ -46,3 +46,20 @@ def test_the_1m_failure_class_reproduced_small(con: duckdb.DuckDBPyConnection) -
                    FROM range(200000) r(i)""")
     assert con.execute("SELECT count(DISTINCT akw_json_text(j)), count(DISTINCT akw_files_text(j)) FROM u"
                        ).fetchone() == (3, 2)  # files_text: '[1,2]' holds no path, the other two stay as they are
+
+
+@pytest.mark.parametrize(("text", "bare"), [
+    ("Loading the clean-bom-crlf skill.", True),
+    ("Загружаю навык deploy-iya-ru.", True),
+    ("Let me invoke the code-reviewer agent.", True),
+    ("Launching skill: clean-bom-crlf", True),  # Claude Code's Skill tool result
+    ("Loading the dump on the new server.", False),  # a step of the work
+    ("I'll use the pdf skill to fill in the form.", False),  # says what for
+    ("Использую навык deploy-iya-ru, потому что сервер новый.", False),
+    ("Not finished: tools/clean_text.py crashes on binaries", False),
+    ("", False), (None, False), ("\ufffd" * 500, False),
+])
+def test_a_bare_announcement_is_told_from_a_step_of_the_work(con: duckdb.DuckDBPyConnection, text: str | None,
+                                                             bare: bool) -> None:
+    """Issue 28: "Loading the X skill." is not a search document, so it is never a snippet."""
+    assert con.execute("SELECT akw_is_announcement(?)", [text]).fetchone() == (bare,)

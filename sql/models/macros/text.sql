@@ -6,6 +6,11 @@
 -- akw_path_name(p): the last segment of a path (`/home/u/shop-api/` -> `shop-api`), / or \.
 -- akw_title_of(t): a title made of a request: its first non-empty line, spaces collapsed, cut at a word
 --   boundary to at most 80 characters (`…` when cut); NULL for no text. akw_title_cut(t, n): the same, n.
+-- akw_is_announcement(t): an assistant message that only announces a step by its name ("Loading the
+--   clean-bom-crlf skill.", "Загружаю навык deploy-iya-ru.", "Let me invoke the reviewer agent."), or a
+--   Skill tool's result that only says so ("Launching skill: clean-bom-crlf", Claude Code): not a search
+--   document (its episode's document names the skills it used; as a snippet it says nothing, issue 28).
+--   A message that goes on to say what for ("I'll use the pdf skill to fill the form") is not one.
 -- Total on any string: the JSON functions only ever see valid JSON or NULL (`akw_valid_json`). DuckDB does
 -- not promise to short-circuit `json_valid(j) AND json_type(j) …` inside one condition; one tool error
 -- that was not JSON ("ERROR 1290 (HY000): …") killed the 1M cold build (issue 27).
@@ -29,3 +34,10 @@ CREATE OR REPLACE MACRO akw_title_cut(t, n) AS
          ELSE coalesce(nullif(regexp_replace(left(akw_first_line(t), n), '\s+\S*$', ''), ''),
                        left(akw_first_line(t), n)) || '…' END;
 CREATE OR REPLACE MACRO akw_title_of(t) AS akw_title_cut(t, 80);
+CREATE OR REPLACE MACRO akw_is_announcement(t) AS
+    coalesce(length(t) <= 120 AND (
+        regexp_full_match(lower(trim(t)),
+            '(?:(?:i''ll|i will|let me|now i''ll|now let me|first,? i''ll)\s+)?(?:load|us|invok|launch|runn?|call|start|activat)\pL*\s+(?:the\s+)?[\pL\pN_.:/@-]+\s+(?:skill|tool|subagent|agent)(?:\s+now)?\s*[.!…:]*')
+        OR regexp_full_match(lower(trim(t)), 'launching skill:\s*[\pL\pN_.:/@-]+')
+        OR regexp_full_match(lower(trim(t)),
+            '(?:сейчас\s+|теперь\s+)?(?:загружа|использу|запуска|вызыва|примен|активиру)\pL*\s+(?:навык|инструмент|агент|субагент|скилл)\pL*\s+[\pL\pN_.:/@-]+\s*[.!…:]*')), false);

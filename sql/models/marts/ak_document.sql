@@ -5,8 +5,8 @@
 -- that did an episode, standing on its representative episode (its newest successful one, else its
 -- newest: session_id/seq/episode_id/time/outcome/workspace are that episode's). The actors lane only
 -- feeds the actor ranking (ak_actor_profile); it is never a lane of a response. Injected harness
--- messages, reasoning and AutoClaw duplicates are not documents. Texts are words: tool inputs and
--- file lists are rendered from their JSON (macros/text.sql). doc_id is dense and follows (lane, doc_key) order.
+-- messages, reasoning, AutoClaw duplicates and bare announcements ("Loading the X skill.") are not
+-- documents. Texts are words: tool inputs and file lists are rendered from their JSON (macros/text.sql). doc_id is dense and follows (lane, doc_key) order.
 -- Search fetches single rows by doc_id (item details); an FSST segment decodes up to the row, so
 -- the short columns whose FSST segments span whole row groups are stored uncompressed.
 -- compression: title=uncompressed, path=uncompressed, symbol=uncompressed, language=uncompressed
@@ -49,6 +49,7 @@ dsh_ev AS (
     WHERE v.seq <> coalesce(e.goal_seq, -1)
       AND (v.role IN ('assistant', 'tool_call', 'tool_result')
            OR v.kind IN ('deliverables/presented', 'workspace/changes', 'compaction/completed'))
+      AND NOT (v.role IN ('assistant', 'tool_result') AND akw_is_announcement(v.text))
       -- something besides spaces in text, command or files (ltrim: no concatenated copy per row)
       AND (ltrim(coalesce(v.text, '')) <> '' OR ltrim(coalesce(v.command, '')) <> ''
            OR ltrim(coalesce(v.files_json, '')) <> '')
@@ -71,6 +72,7 @@ ac_ev AS (
     FROM {{ ref('stg_ac_entries') }} x
     JOIN {{ ref('ak_episode') }} ep ON ep.episode_id = 'episode:autoclaw:' || x.account || ':' || x.run_id
     WHERE NOT x.is_duplicate AND x.entry_type IN ('assistant', 'tool_call', 'tool_result')
+      AND NOT (x.entry_type IN ('assistant', 'tool_result') AND akw_is_announcement(x.text))
       AND x.session_seq <> ep.seq_first
       AND coalesce(x.text, x.tool_input, x.tool_error) IS NOT NULL
 ),
