@@ -73,6 +73,15 @@ def encoder() -> Any:
     return model
 
 
+def release() -> None:
+    """Drop the loaded model (~120 MB): a build needs it only while it embeds, and the steps after it
+    (loading the vectors, sorting them into `akw_vec`) get DuckDB's memory back instead."""
+    import gc
+
+    encoder.cache_clear()
+    gc.collect()
+
+
 def embed(text: str) -> Any:
     """One text -> float32 (512,) unit vector, a function of the text alone (see the module doc)."""
     return encoder().encode(text)

@@ -21,6 +21,8 @@ Search scans the table brute force (`array_inner_product` on unit vectors; ADR 0
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +46,8 @@ def _run(con: duckdb.DuckDBPyConnection, name: str, subs: dict[str, object] | No
     return rows
 
 
+EMBED_BATCH = 2048  # texts embedded and written per batch: a 1M build's 138k texts never sit in memory at once
+EMBED_MEMORY_LIMIT = "32MB"  # DuckDB's limit while the model embeds (see _evicted)
 PASSAGES_PER_EPISODE = 48  # the cap of one episode's passages (a long session's tool output is mostly noise)
 FETCH_ROWS = 4096
 
@@ -117,35 +121,59 @@ def _build(con: duckdb.DuckDBPyConnection, prev: Path | None, scratch: Path, key
             _run(con, "vec_reuse")
         finally:
             con.execute(f"DETACH {PREV}")
-    todo = _run(con, "vec_todo")
-    load_s = 0.0
+    (todo,) = _run(con, "vec_todo")[0]
+    load_s = embed_s = 0.0
     if todo:
-        t_load = time.perf_counter()
-        embed.encoder()  # loaded once per process (~0.8 s), timed apart from the embedding itself
-        load_s = time.perf_counter() - t_load
-    t_embed = time.perf_counter()
-    if todo:
-        vectors = embed.embed_each([text for _, text in todo])
-        _write_parquet(scratch, [md5 for md5, _ in todo], vectors)
+        con.execute("CHECKPOINT")  # the units and the texts to embed are on disk: nothing pins the cache
+        with _evicted(con):
+            t_load = time.perf_counter()
+            embed.encoder()  # loaded once per process (~0.8 s), timed apart from the embedding itself
+            load_s = time.perf_counter() - t_load
+            t_embed = time.perf_counter()
+            try:
+                _embed_to_parquet(con, int(todo), scratch)
+            finally:
+                embed.release()
+            embed_s = time.perf_counter() - t_embed
         try:
             _run(con, "vec_load", {"path": str(scratch)})
         finally:
             scratch.unlink(missing_ok=True)
-    embed_s = time.perf_counter() - t_embed
+    con.execute("DROP TABLE _vec_todo")
     _run(con, "vec_final", {"key": key, "model": embed.MODEL})
     units, distinct = con.execute("SELECT count(*), count(DISTINCT text_md5) FROM akw_vec").fetchone()
     return {"model": key, "units": int(units), "passages": n_passages, "distinct_texts": int(distinct),
-            "embedded": len(todo),
+            "embedded": int(todo),
             "reused_from_previous": reused, "model_load_s": round(load_s, 3), "embed_s": round(embed_s, 3),
-            "texts_per_s": round(len(todo) / embed_s, 1) if todo and embed_s > 0 else None,
+            "texts_per_s": round(todo / embed_s, 1) if todo and embed_s > 0 else None,
             "seconds": round(time.perf_counter() - t0, 3)}
 
 
-def _write_parquet(path: Path, md5s: list[str], vectors: Any) -> None:
+@contextmanager
+def _evicted(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """DuckDB keeps the pages the models and the lexical index read cached up to its memory limit; while
+    the model embeds, DuckDB has nothing to do, so its limit drops to EMBED_MEMORY_LIMIT (which evicts
+    the cache: everything is checkpointed) and the model's memory takes their place, not theirs on top."""
+    (limit,) = con.execute("SELECT current_setting('memory_limit')").fetchone()
+    con.execute(f"SET memory_limit = '{EMBED_MEMORY_LIMIT}'")
+    try:
+        yield
+    finally:
+        con.execute(f"SET memory_limit = '{limit}'")
+
+
+def _embed_to_parquet(con: duckdb.DuckDBPyConnection, todo: int, path: Path) -> None:
+    """Embed the `todo` texts of `_vec_todo` in batches of EMBED_BATCH into one Parquet file at `path`
+    (exact float32): one batch of texts and vectors is held at a time."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    flat = pa.array(vectors.reshape(-1), type=pa.float32())
-    table = pa.table({"text_md5": pa.array(md5s, type=pa.string()),
-                      "vec": pa.FixedSizeListArray.from_arrays(flat, embed.DIMS)})
-    pq.write_table(table, path, compression="zstd")
+    schema = pa.schema([("text_md5", pa.string()), ("vec", pa.list_(pa.float32(), embed.DIMS))])
+    with pq.ParquetWriter(path, schema, compression="zstd") as out:
+        for start in range(0, todo, EMBED_BATCH):
+            rows = con.execute(f"SELECT text_md5, unit_text FROM _vec_todo WHERE n >= {start} "
+                               f"AND n < {start + EMBED_BATCH} ORDER BY n").fetchall()
+            vectors = embed.embed_each([text for _, text in rows])
+            flat = pa.array(vectors.reshape(-1), type=pa.float32())
+            out.write_table(pa.table({"text_md5": pa.array([md5 for md5, _ in rows], type=pa.string()),
+                                      "vec": pa.FixedSizeListArray.from_arrays(flat, embed.DIMS)}, schema=schema))
