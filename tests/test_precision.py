@@ -77,6 +77,11 @@ def test_generic_words_are_left_out_of_the_evidence() -> None:
     # a generic word inside an identifier names the topic: "код-ревью" keeps "код" (and its "code")
     exp = expand("замечания на код-ревью")
     assert exp.generic == [] and ["код", "code"] in exp.groups
+    # "кто настраивал X" says work was done, like "кто чинил X": the verb is no evidence (it matched any Django
+    # settings traceback as configure/setup); the noun keeps its meaning
+    exp = expand("кто настраивал репликацию postgres")
+    assert exp.generic == ["настраива"] and exp.groups == [["postgr"], ["репликац"]]
+    assert ["настройк", "config", "configur", "setup"] in expand("настройки nginx").groups
 
 
 def test_work_words_cross_languages_both_ways() -> None:
