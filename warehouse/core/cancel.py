@@ -40,10 +40,6 @@ def watch() -> Iterator[None]:
         _requested.clear()
 
 
-def requested() -> bool:
-    return _requested.is_set()
-
-
 def check() -> None:
     """Raise KeyboardInterrupt if a SIGINT arrived, even one a caught exception carried away."""
     if _requested.is_set():

@@ -131,7 +131,7 @@ def _build(con: duckdb.DuckDBPyConnection, prev: Path | None, scratch: Path, key
             load_s = time.perf_counter() - t_load
             t_embed = time.perf_counter()
             try:
-                _embed_to_parquet(con, int(todo), scratch)
+                _embed_to_parquet(con, todo, scratch)
             finally:
                 embed.release()
             embed_s = time.perf_counter() - t_embed
@@ -143,7 +143,7 @@ def _build(con: duckdb.DuckDBPyConnection, prev: Path | None, scratch: Path, key
     _run(con, "vec_final", {"key": key, "model": embed.MODEL})
     units, distinct = con.execute("SELECT count(*), count(DISTINCT text_md5) FROM akw_vec").fetchone()
     return {"model": key, "units": int(units), "passages": n_passages, "distinct_texts": int(distinct),
-            "embedded": int(todo),
+            "embedded": todo,
             "reused_from_previous": reused, "model_load_s": round(load_s, 3), "embed_s": round(embed_s, 3),
             "texts_per_s": round(todo / embed_s, 1) if todo and embed_s > 0 else None,
             "seconds": round(time.perf_counter() - t0, 3)}

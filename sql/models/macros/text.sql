@@ -35,9 +35,8 @@ CREATE OR REPLACE MACRO akw_title_cut(t, n) AS
                        left(akw_first_line(t), n)) || '…' END;
 CREATE OR REPLACE MACRO akw_title_of(t) AS akw_title_cut(t, 80);
 CREATE OR REPLACE MACRO akw_is_announcement(t) AS
-    coalesce(length(t) <= 120 AND (
-        regexp_full_match(lower(trim(t)),
-            '(?:(?:i''ll|i will|let me|now i''ll|now let me|first,? i''ll)\s+)?(?:load|us|invok|launch|runn?|call|start|activat)\pL*\s+(?:the\s+)?[\pL\pN_.:/@-]+\s+(?:skill|tool|subagent|agent)(?:\s+now)?\s*[.!…:]*')
-        OR regexp_full_match(lower(trim(t)), 'launching skill:\s*[\pL\pN_.:/@-]+')
-        OR regexp_full_match(lower(trim(t)),
-            '(?:сейчас\s+|теперь\s+)?(?:загружа|использу|запуска|вызыва|примен|активиру)\pL*\s+(?:навык|инструмент|агент|субагент|скилл)\pL*\s+[\pL\pN_.:/@-]+\s*[.!…:]*')), false);
+    CASE WHEN length(t) <= 120 THEN regexp_full_match(lower(trim(t)),
+        '(?:(?:i''ll|i will|let me|now i''ll|now let me|first,? i''ll)\s+)?(?:load|us|invok|launch|runn?|call|start|activat)\pL*\s+(?:the\s+)?[\pL\pN_.:/@-]+\s+(?:skill|tool|subagent|agent)(?:\s+now)?\s*[.!…:]*'
+        || '|launching skill:\s*[\pL\pN_.:/@-]+'
+        || '|(?:сейчас\s+|теперь\s+)?(?:загружа|использу|запуска|вызыва|примен|активиру)\pL*\s+(?:навык|инструмент|агент|субагент|скилл)\pL*\s+[\pL\pN_.:/@-]+\s*[.!…:]*')
+    ELSE false END;

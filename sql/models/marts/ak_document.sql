@@ -6,7 +6,8 @@
 -- newest: session_id/seq/episode_id/time/outcome/workspace are that episode's). The actors lane only
 -- feeds the actor ranking (ak_actor_profile); it is never a lane of a response. Injected harness
 -- messages, reasoning, AutoClaw duplicates and bare announcements ("Loading the X skill.") are not
--- documents. Texts are words: tool inputs and file lists are rendered from their JSON (macros/text.sql). doc_id is dense and follows (lane, doc_key) order.
+-- documents. Texts are words: tool inputs and file lists are rendered from their JSON (macros/text.sql).
+-- doc_id is dense and follows (lane, doc_key) order.
 -- Search fetches single rows by doc_id (item details); an FSST segment decodes up to the row, so
 -- the short columns whose FSST segments span whole row groups are stored uncompressed.
 -- compression: title=uncompressed, path=uncompressed, symbol=uncompressed, language=uncompressed
