@@ -209,17 +209,23 @@ def test_eval_end_to_end_via_cli(subset: Path, tiny: Path, tmp_path_factory: pyt
     assert set(s) == {"overall", "empty", "empty_by_slice", "by_kind", "by_lang", "by_slice", "skipped"}
     assert sum(v["n"] for v in s["empty_by_slice"].values()) == s["empty"]["n"]
     assert set(s["by_lang"]) == {"ru", "en"} and "empty" not in s["by_kind"]
-    assert set(s["overall"]) >= {"n", "recall@1", "recall@3", "recall@10", "mrr", "ndcg@10", "zero_result_rate"}
+    assert set(s["overall"]) >= {"n", "recall@1", "recall@3", "recall@10", "mrr", "ndcg@10", "zero_result_rate",
+                                 "strong_rate"}
     assert s["empty"]["n"] == 2 and s["empty"]["false_hit_rate"] in (0.0, 0.5, 1.0)
     assert len(doc["queries"]) == len(yaml.safe_load(subset.read_text(encoding="utf-8"))["queries"])
     for q in doc["queries"]:
         assert q["status"] in ("ok", "skipped")
+        if q["status"] == "ok":  # the answer signal of each search, as the response gave it
+            assert q["match"]["level"] in ("strong", "weak", "none")
         if q["status"] == "ok" and q["kind"] != "empty":
             assert 0.0 <= q["metrics"]["mrr"] <= 1.0 and q["target"] in ("actors", "episodes", "skills", "code")
             assert q["zero_result"] == (not q["top"])
         elif q["status"] == "ok":
             assert isinstance(q["false_hit"], bool)
-    assert s["overall"]["n"] == sum(q["status"] == "ok" and q["kind"] != "empty" for q in doc["queries"])
+    scored = [q for q in doc["queries"] if q["status"] == "ok" and q["kind"] != "empty"]
+    assert s["overall"]["n"] == len(scored)
+    assert s["overall"]["strong_rate"] == pytest.approx(
+        sum(q["match"]["level"] == "strong" for q in scored) / len(scored))
     if REAL is not None:
         assert doc["index_rev_real_skills"] and doc["index_rev_real_skills"] != doc["index_rev"]
         assert s["by_slice"]["real_skills"]["n"] == 2

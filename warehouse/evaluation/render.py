@@ -38,13 +38,13 @@ def print_eval(console: Console, r: dict[str, Any], misses: int = 25) -> None:
     if len(sem.get("modes", [])) > 1:
         st = Table(title="semantic off / on per slice")
         st.add_column("slice")
-        for c in ("n", "recall@3", "mrr", "ndcg@10", "zero", "false hits"):
+        for c in ("n", "recall@3", "mrr", "ndcg@10", "zero", "strong", "false hits"):
             st.add_column(c, justify="right")
         for name, per in sem["by_slice"].items():
             for mode in sem["modes"]:
                 agg, emp = per.get(mode, {}), per.get("empty", {}).get(mode, {})
                 st.add_row(f"{name} · {mode}", str(agg.get("n", 0)), _fmt(agg.get("recall@3")), _fmt(agg.get("mrr")),
-                           _fmt(agg.get("ndcg@10")), _fmt(agg.get("zero_result_rate")),
+                           _fmt(agg.get("ndcg@10")), _fmt(agg.get("zero_result_rate")), _fmt(agg.get("strong_rate")),
                            f"{_fmt(emp.get('false_hit_rate'))} of {emp.get('n', 0)}")
         console.print(st)
     if s["skipped"]:

@@ -132,7 +132,7 @@ def run_query(wh: homes.Home, resolver: Resolver, q: GoldenQuery, limit: int) ->
     resp = wh.search(req)
     rec.update(status="ok", ms=round((time.perf_counter() - t0) * 1000, 2), found=resp.get("found"),
                intent=resp["routing"]["intent"], returned=_counts(resp),
-               warnings=sorted({w["code"] for w in resp.get("warnings", [])}))
+               warnings=sorted({w["code"] for w in resp.get("warnings", [])}), match=resp.get("match"))
     if exp.empty:
         c = rec["returned"]
         rec.update(target=None, false_hit=c["actors"] + c["episodes"] > 0, any_item=sum(c.values()) > 0)
@@ -156,6 +156,9 @@ def aggregate(records: list[dict[str, Any]]) -> dict[str, Any]:
         out[m] = mean(r["metrics"][m] for r in scored)
     out["zero_result_rate"] = mean(1.0 if r["zero_result"] else 0.0 for r in scored)
     out["not_found_rate"] = mean(0.0 if r["found"] else 1.0 for r in scored)
+    # the answer signal (search/match.py): how many answerable queries come back `strong`, so that
+    # marking every answer weak cannot pass for honesty (issue 24: >= 0.8 on the real slice)
+    out["strong_rate"] = mean(1.0 if (r.get("match") or {}).get("level") == "strong" else 0.0 for r in scored)
     return out
 
 
