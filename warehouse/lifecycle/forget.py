@@ -67,10 +67,10 @@ def resolve(paths: Paths, kind: str, ident: str) -> Target:
         if not t.values:
             raise KnowledgeError(Code.NOT_FOUND, f"no {kind} with this id in the index", kind=kind)
         lists = [t.values.get(k, []) for k in ("session", "actor", "skill", "workspace")]
-        docs = con.execute(query_sql("forget_docs"), lists).fetchall()
+        docs = db.run(con, query_sql("forget_docs"), lists).fetchall()
         t.doc_keys = [d[0] for d in docs]
-        t.episodes = [r[0] for r in con.execute(query_sql("forget_episodes"), lists[:2]).fetchall()]
-        t.actors = [r[0] for r in con.execute(query_sql("forget_actors"), lists[:2]).fetchall()]
+        t.episodes = [r[0] for r in db.run(con, query_sql("forget_episodes"), lists[:2]).fetchall()]
+        t.actors = [r[0] for r in db.run(con, query_sql("forget_actors"), lists[:2]).fetchall()]
         for d in docs:
             t.doc_kinds[d[1]] = t.doc_kinds.get(d[1], 0) + 1
         t.needles = _needles(con, t, docs)
