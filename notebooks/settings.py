@@ -107,7 +107,7 @@ def _(L, get_tick, lang, mo, ui, wh):
     mo.vstack([
         mo.md(f"## {L['title']}\n\n<span id='akw-state'>**{ui.state_text(st['state'], lang)}**</span> · "
               f"index_rev `{st['index_rev'] or '—'}` · {ui.t('local_only', lang)}\n\n"
-              f"{L['last']}: {_last.get('outcome', '—')} {_last.get('finished_at') or ''} · "
+              f"{L['last']}: {ui.value_text(_last.get('outcome', '—'), lang)} {_last.get('finished_at') or ''} · "
               f"{L['next']}: {st.get('next_run') or '—'}"),
         mo.callout(mo.md(_hint), kind="warn") if _hint else mo.md(""),
         mo.callout(mo.md(_gap), kind="info") if _gap else mo.md(""),
@@ -159,11 +159,12 @@ def _(KnowledgeError, catch, json, mo, save_schedule, schedule_html, set_tick, s
 
 
 @app.cell
-def _(L, escape):
+def _(L, escape, lang, ui):
     def _run_text(run):
         if not run:
             return L["never"]
-        return escape(" · ".join(str(run.get(k)) for k in ("outcome", "finished_at", "index_rev") if run.get(k)))
+        return escape(" · ".join(ui.value_text(run[k], lang) if k == "outcome" else str(run[k])
+                                 for k in ("outcome", "finished_at", "index_rev") if run.get(k)))
 
     def schedule_html(sch):
         """`schedule_show` as a table a person reads (the next runs in the schedule's zone, the last run,

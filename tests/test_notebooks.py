@@ -30,6 +30,7 @@ from homes import BuiltHome
 from report_samples import write_history
 from selenium.webdriver.common.keys import Keys
 
+from warehouse import ui
 from warehouse.api import Warehouse
 from warehouse.core.settings import Settings
 from warehouse.home.runs import read_runs
@@ -269,6 +270,8 @@ def test_settings_and_status_in_a_browser(wh: Warehouse, gallery: str, browser: 
     wait_for(lambda: "Настройки и состояние" in page_text(d), what="the settings page")
     state = d.find_element("id", "akw-state").text
     assert state == "Активен"
+    outcome = read_runs(wh.paths)[-1]["outcome"]  # the last run's outcome in words of the page, not as stored
+    assert f"Последний запуск: {ui.value_text(outcome, 'ru')}" in page_text(d) and outcome not in page_text(d)
     used = d.find_element("id", "akw-usage").text
     assert "api" in used and "пустых" in used and "P95" in used
     sources = wait_for(lambda: d.find_element("id", "akw-sources"), what="the sources table")

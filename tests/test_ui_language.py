@@ -119,6 +119,19 @@ def test_the_catalogues_speak_one_language_per_entry() -> None:
                 assert set(re.findall(r"\{(\w+)", v["ru"])) <= set(re.findall(r"\{(\w+)", v["en"])), key
 
 
+def test_stored_values_have_one_table_for_the_cli_and_the_apps() -> None:
+    """A run's outcome, a state, a lane read the same in the CLI's text form and in the apps (issue 28): the
+    apps printed "published" on a Russian page."""
+    from warehouse import ui
+    from warehouse.cli import labels
+    from warehouse.core import language
+
+    for v in ("published", "noop", "failed", "degraded", "success", "episodes", True):
+        assert ui.value_text(v, "ru") == labels.value(v, "ru") == language.value(v, "ru") != str(v)
+        assert ui.value_text(v, "en") == str(v)
+    assert ui.value_text("gen-000001-ak-1.duckdb", "ru") == "gen-000001-ak-1.duckdb"  # data stays as it is
+
+
 # -- search: JSON -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("query,setting,lang", [(RU, None, "ru"), (EN, None, "en"), (RU, "en", "en"),
                                                 (EN, "ru", "ru")])

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from html import escape
 from typing import Any
 
+from warehouse.core import language
+
 LANGS = {"RU": "ru", "EN": "en"}
 UNTRUSTED = re.compile(r"</?untrusted-data[^>]*>")
 
@@ -101,6 +103,11 @@ def t(key: str, lang: str) -> str:
 
 def state_text(state: str, lang: str) -> str:
     return STATE_TEXT.get(state, {}).get(lang, state)
+
+
+def value_text(v: object, lang: str) -> str:
+    """A stored value (a run's outcome, a state, a lane) in words of `lang`, as the CLI's text form prints it."""
+    return language.value(v, "ru" if lang == "ru" else "en")
 
 
 def state_hint(state: str, lang: str) -> str | None:

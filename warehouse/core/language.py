@@ -61,3 +61,29 @@ def word(catalogue: Catalogue, key: str, lang: Lang, default: str) -> str:
     templates = catalogue.get(key)
     return templates.get(lang, default) if templates else default
 
+
+# Stored values (states, lanes, outcomes, run outcomes, actor kinds) in words: one table for every surface
+# that prints them (the CLI's text form, the apps), never applied to `--json` or to data
+VALUES: dict[str, dict[Lang, str]] = {
+    "ready": {"ru": "готов"}, "stale": {"ru": "устарел"}, "degraded": {"ru": "с деградацией"},
+    "not_ready": {"ru": "не готов"}, "error": {"ru": "ошибка"}, "disabled": {"ru": "выключен"},
+    "episodes": {"ru": "эпизоды"}, "code": {"ru": "код"}, "skills": {"ru": "навыки"}, "all": {"ru": "все"},
+    "strong": {"ru": "сильное"}, "weak": {"ru": "слабое"},
+    "success": {"ru": "успех"}, "partial": {"ru": "частичный успех"}, "failure": {"ru": "неудача"},
+    "cancelled": {"ru": "отменён"}, "running": {"ru": "идёт"}, "unknown": {"ru": "неизвестно"},
+    "published": {"ru": "опубликовано"}, "noop": {"ru": "без изменений"}, "failed": {"ru": "сбой"},
+    "incremental": {"ru": "инкрементально"}, "full": {"ru": "полностью"},
+    "none": {"ru": "нет"}, "ok": {"ru": "ок"}, "absent": {"ru": "нет"}, "unavailable": {"ru": "недоступен"},
+    "off": {"ru": "выключен"},
+    "True": {"ru": "да"}, "False": {"ru": "нет"},
+    "agent": {"ru": "агент"}, "skill": {"ru": "навык"}, "episode": {"ru": "эпизод"},
+    "root_session": {"ru": "основная сессия"}, "subagent": {"ru": "субагент"},
+    "team_member": {"ru": "участник команды"}, "autoclaw_agent": {"ru": "агент AutoClaw"},
+    "spawn_replica": {"ru": "запуск копии"},
+    "team_task": {"ru": "задача команде"}, "external_handoff": {"ru": "внешняя передача"},
+}
+
+
+def value(v: object, lang: Lang) -> str:
+    """A stored value (a state, a lane, an outcome) in words of `lang`; anything else as it is."""
+    return word(VALUES, str(v), lang, str(v))
