@@ -343,12 +343,24 @@ class Warehouse:
             s = summary.setdefault(u["source"], {"units": 0, "ok": 0, "error": 0, "excluded": 0})
             s["units"] += 1
             s[u["status"]] = s.get(u["status"], 0) + 1
+        # units the published build left out (indexing/quarantine.py); their lake stems name no principal's
+        # scope, so a principal under access control is not shown them
+        from warehouse.home import generation
+        from warehouse.home import status as status_mod
+        from warehouse.home.runs import read_runs
+
+        left_out = [] if keep is not None else status_mod.quarantined(status_mod.published_build(
+            read_runs(self.paths), generation.current(self.paths.generations)))
+        for e in left_out:
+            summary.setdefault(e["source"], {"units": 0, "ok": 0, "error": 0, "excluded": 0})
+            summary[e["source"]]["quarantined"] = summary[e["source"]].get("quarantined", 0) + 1
         return {
             "paths": {"dsh_home": str(self.paths.dsh_home), "autoclaw_root": str(self.paths.autoclaw_root),
                       "home": str(self.paths.home)},
             "roots": {name: r.to_dict() for name, r in root_states(self.paths, self.settings).items()},
             "sources": summary,
             "units": units,
+            "quarantined": left_out,
         }
 
     # -- schedule (docs/operations.md "Schedule") --------------------------------------------------

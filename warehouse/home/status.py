@@ -31,11 +31,12 @@ def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dic
     last = runs[-1] if runs else None
     last_ok = next((r for r in reversed(runs) if r.get("outcome") in ("published", "noop")), None)
     # counts/coverage come from the run that built the published generation (a later no-op has none)
-    last_build = next((r for r in reversed(runs) if r.get("outcome") == "published"
-                       and (gen is None or r.get("index_rev") == gen.index_rev)), None)
+    last_build = published_build(runs, gen)
     build = (last_build or {}).get("build") or {}
     per_source, errors = _units(load_all_units(paths.state_dir))
     errors += _source_errors(last, {(e["source"], e["unit"]) for e in errors})
+    left_out = quarantined(last_build)
+    errors += left_out
     roots = root_states(paths, settings)
     in_progress = run_in_progress(paths)
     notes = _notes(in_progress)
@@ -64,6 +65,9 @@ def status(paths: Paths, settings: Settings, now: datetime | None = None) -> dic
         if vanished:
             reason, fix = _missing(vanished)
             reason += " (the index keeps its last good data)"
+        elif errors and len(errors) == len(left_out):
+            reason = f"{len(left_out)} source unit(s) could not be built and are left out of the index"
+            fix = "see errors[] (akw sources); `akw reindex --mode full` reads them again"
         elif errors:
             reason = f"{len(errors)} source unit(s) could not be read; their last good data is kept"
             fix = "see errors[] (akw sources), fix or remove the named files, then run `akw reindex`"
@@ -149,6 +153,20 @@ def _source_errors(last: dict[str, Any] | None, seen: set[tuple[str, str]]) -> l
                 seen.add(key)
                 out.append({"code": e.get("code"), "source": key[0], "unit": key[1], "message": e.get("message")})
     return out
+
+
+def published_build(runs: list[dict[str, Any]], gen: generation.Generation | None) -> dict[str, Any] | None:
+    """The run record that built the published generation `gen` (the newest published one without it)."""
+    return next((r for r in reversed(runs) if r.get("outcome") == "published"
+                 and (gen is None or r.get("index_rev") == gen.index_rev)), None)
+
+
+def quarantined(build_run: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The units the published generation's build left out (indexing/quarantine.py): they stay errors of the
+    status until a build takes them in again, however many no-op runs come after."""
+    return [e for e in (build_run or {}).get("errors", [])
+            if any(e.get("unit") == q["unit"] and e.get("source") == q["source"]
+                   for q in ((build_run or {}).get("build") or {}).get("quarantined", []))]
 
 
 def _notes(in_progress: dict[str, Any] | None) -> list[dict[str, str]]:

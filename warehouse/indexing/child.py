@@ -26,12 +26,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
 from warehouse import __version__
 from warehouse.core import db, tokenizer
 from warehouse.core.literals import double
 from warehouse.core.literals import value as literal
 from warehouse.core.sqlfiles import build_sql
-from warehouse.indexing import transform
+from warehouse.indexing import quarantine, transform
 
 _RUNS_PER_INSERT = 500
 
@@ -41,24 +43,72 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
 
     `main` uses it to report and leave with os._exit: after CHECKPOINT (no WAL left) the file is
     complete, and DuckDB's teardown of a build-sized session only frees memory (~0.2 s).
+
+    A model that fails on one unit's lake data leaves that unit out (indexing/quarantine.py): the build
+    starts again without it, and `stats["quarantined"]` names it with the model and the error.
     """
+    left_out: list[dict[str, str]] = []
+    while True:
+        units = [quarantine.Unit(q["source"], q["unit"]) for q in left_out]
+        try:
+            stats = _build(job, quarantine.keep_all_but(units) if units else None, on_done, left_out)
+            return stats
+        except duckdb.Error as e:
+            if not quarantine.may_be_data(e) or len(left_out) >= quarantine.MAX_UNITS:
+                raise
+            model = quarantine.failed_model(e) or ""
+            bad = quarantine.find_bad_unit(quarantine.lake_units(Path(job["lake"]), units),
+                                           lambda keep, model=model: _fails(job, keep, model))
+            if bad is None:
+                raise
+            left_out.append({"source": bad.source, "unit": bad.stem, "model": model,
+                             "error": f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"})
+            _remove_files(Path(job["build_path"]))
+
+
+def _fails(job: dict[str, Any], keep: Callable[[Path], bool], model: str) -> bool:
+    """Whether the models up to `model`, built from the lake files `keep` lets through, fail on their data
+    (a scratch database beside the build file, removed after)."""
+    probe = Path(f"{job['build_path']}.probe")
+    _remove_files(probe)
+    con = db.connect(probe, memory_limit=job["memory_limit"], threads=job["threads"])
+    try:
+        _raw_tables(con, [], [])
+        transform.run(con, Path(job["lake"]), keep=keep, stop_after=model)
+        return False
+    except duckdb.Error as e:
+        return quarantine.may_be_data(e)
+    finally:
+        con.close()
+        _remove_files(probe)
+
+
+def _remove_files(path: Path) -> None:
+    """A database file, its WAL and its spill folder."""
+    path.unlink(missing_ok=True)
+    Path(f"{path}.wal").unlink(missing_ok=True)
+    shutil.rmtree(f"{path}.tmp", ignore_errors=True)
+
+
+def _raw_tables(con: Any, runs: list[str], assignments: list[str]) -> None:
+    """The run log's lines and the outbox's rows (warehouse.home.outbox), as the models read them."""
+    for name, lines in (("_akw_runs_raw", runs), ("_akw_assignments_raw", assignments)):
+        con.execute(f"CREATE TABLE {name} (line VARCHAR)")
+        for i in range(0, len(lines), _RUNS_PER_INSERT):
+            values = ", ".join(f"({literal(line)})" for line in lines[i:i + _RUNS_PER_INSERT])
+            con.execute(f"INSERT INTO {name} VALUES {values}")
+
+
+def _build(job: dict[str, Any], keep: Callable[[Path], bool] | None,
+           on_done: Callable[[dict[str, Any]], None] | None, left_out: list[dict[str, str]]) -> dict[str, Any]:
     from warehouse.indexing import lexical_index
 
     t = time.perf_counter()
     build_path = Path(job["build_path"])
     con = db.connect(build_path, memory_limit=job["memory_limit"], threads=job["threads"])
     try:
-        con.execute("CREATE TABLE _akw_runs_raw (line VARCHAR)")
-        runs = job["runs"]
-        for i in range(0, len(runs), _RUNS_PER_INSERT):
-            values = ", ".join(f"({literal(line)})" for line in runs[i:i + _RUNS_PER_INSERT])
-            con.execute(f"INSERT INTO _akw_runs_raw VALUES {values}")
-        con.execute("CREATE TABLE _akw_assignments_raw (line VARCHAR)")  # the outbox's rows (warehouse.home.outbox)
-        rows = job.get("assignments", [])
-        for i in range(0, len(rows), _RUNS_PER_INSERT):
-            values = ", ".join(f"({literal(line)})" for line in rows[i:i + _RUNS_PER_INSERT])
-            con.execute(f"INSERT INTO _akw_assignments_raw VALUES {values}")
-        built = transform.run(con, Path(job["lake"]))
+        _raw_tables(con, job["runs"], job.get("assignments", []))
+        built = transform.run(con, Path(job["lake"]), keep=keep)
         _require_constraints(con)
         t_models = time.perf_counter() - t
         prev = job.get("previous")
@@ -86,6 +136,8 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
                  "db_bytes": build_path.stat().st_size, "peak_rss_mb": _peak_rss_mb()}
         if semantic is not None:
             stats["semantic"] = semantic
+        if left_out:
+            stats["quarantined"] = left_out
         if on_done is not None and not Path(f"{build_path}.wal").exists():
             shutil.rmtree(f"{build_path}.tmp", ignore_errors=True)  # DuckDB's spill folder (close removes it)
             on_done(stats)

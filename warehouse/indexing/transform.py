@@ -19,6 +19,7 @@ constraint against a built database (`reindex --mode verify`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +36,7 @@ _CONSTRAINT = re.compile(r"^--\s*(unique|not_null|accepted_values):(.*)$", re.M)
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _HEADER_KEYS = ("col:", "materialized:", "compression:", "unique:", "not_null:", "accepted_values:")
 EXAMPLES = 3  # example keys (or values) a constraint failure shows
+LAKE_SCHEMA_FILE = "_schema.parquet"  # home/lake.py's zero-row file of a table's columns (read by every model)
 
 
 @dataclass(frozen=True)
@@ -206,16 +208,23 @@ def order(models: dict[str, Model]) -> list[Model]:
 
 
 def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR,
-        on_model: object = None) -> list[str]:
-    """Build every model into `con`. Returns model names in build order."""
+        on_model: object = None, keep: Callable[[Path], bool] | None = None,
+        stop_after: str | None = None) -> list[str]:
+    """Build every model into `con` (up to and including `stop_after`). Returns model names in build order.
+
+    `keep`: which lake files the models read (default: all); a table's zero-row `_schema.parquet` is
+    always read, so a table keeps its columns with none of its units (indexing/quarantine.py)."""
     models = discover(sql_dir)
     env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
     for macro in sorted((sql_dir / "macros").glob("*.sql")):  # CREATE MACRO files, before any model
         con.execute(macro.read_text(encoding="utf-8"))
 
     def lake(source: str, table: str) -> str:
-        glob = (lake_root / "bronze" / source / table).as_posix() + "/*.parquet"
-        return f"read_parquet('{glob}', union_by_name = true)"
+        folder = lake_root / "bronze" / source / table
+        if keep is None:
+            return f"read_parquet('{folder.as_posix()}/*.parquet', union_by_name = true)"
+        files = sorted(p.as_posix() for p in folder.glob("*.parquet") if p.name == LAKE_SCHEMA_FILE or keep(p))
+        return f"read_parquet([{', '.join(sql_text(f) for f in files)}], union_by_name = true)"
 
     built = []
     for m in order(models):
@@ -237,6 +246,8 @@ def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR
         built.append(m.name)
         if callable(on_model):
             on_model(m.name)
+        if m.name == stop_after:
+            break
     return built
 
 

@@ -165,9 +165,19 @@ def _build(paths: Paths, settings: Settings, build_path: Path, record: dict[str,
     if progress:
         progress("build", 0, 1)
     stats = run_build_child(job, build_path, record)
+    for q in stats.get("quarantined", []):  # a unit a model could not build: left out, the rest published
+        q["error"] = redact(q["error"]) or ""
+        record["errors"].append({"code": Code.SOURCE_CORRUPT.value, "source": q["source"], "unit": q["unit"],
+                                 "message": quarantine_message(q)})
     if progress:
         progress("build", 1, 1)
     return stats
+
+
+def quarantine_message(q: dict[str, Any]) -> str:
+    """What `akw status` / `akw sources` say of a unit the build left out (indexing/quarantine.py)."""
+    return (f"model {q['model']} could not be built with this unit's lake data ({q['error']}); the unit is left "
+            "out of the published generation, the rest is indexed. `akw reindex --mode full` reads it again")
 
 
 def verify(paths: Paths, settings: Settings) -> dict[str, Any]:

@@ -1,0 +1,77 @@
+"""A unit whose lake data no model can build is left out of the generation, not the whole build (issue 27:
+one broken session never stops the others): the rest publishes, the unit is a coded per-unit error in
+`akw status` and `akw sources`, and a full reindex reads it again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from homes import BuiltHome
+
+from warehouse.api import Warehouse
+from warehouse.indexing import quarantine
+
+
+def _rows(wh: Warehouse, sql: str) -> list[list]:
+    return wh.sql(sql, limit=100000)["rows"]
+
+
+def _unpublish(wh: Warehouse) -> None:
+    """No published generation: the next incremental run builds from the lake as it is (nothing re-extracted)."""
+    for f in wh.paths.generations.iterdir():
+        if f.is_file():
+            f.unlink()
+
+
+def test_a_torn_lake_file_leaves_its_unit_out_and_the_rest_publishes(small: BuiltHome, tmp_path: Path) -> None:
+    wh = small.copy(tmp_path / "akw")
+    sessions = {s for (s,) in _rows(wh, "SELECT DISTINCT session_id FROM stg_dsh_events")}
+    events = sorted((wh.paths.lake / "bronze" / "dsh" / "events").glob("session-*.parquet"))
+    torn = events[len(events) // 2]  # a unit in the middle: the search has to halve both ways
+    torn.write_bytes(b"PAR1" + b"\x00" * 64)  # a torn file: no model can read it
+    _unpublish(wh)
+
+    run = wh.reindex()
+    assert run["outcome"] == "published"
+    [left] = run["build"]["quarantined"]
+    assert (left["source"], left["unit"]) == ("dsh", torn.stem) and left["model"].startswith("stg_dsh_")
+    [err] = [e for e in run["errors"] if e["code"] == "KNOWLEDGE_SOURCE_CORRUPT"]
+    assert (err["source"], err["unit"]) == ("dsh", torn.stem) and "--mode full" in err["message"]
+    kept = {s for (s,) in _rows(wh, "SELECT DISTINCT session_id FROM stg_dsh_events")}
+    assert len(kept) == len(sessions) - 1 and kept < sessions  # every other session's events are indexed
+    assert _rows(wh, "SELECT count(*) FROM ak_document WHERE session_id IS NOT NULL")[0][0] > 0
+
+    st = wh.status()
+    assert st["state"] == "degraded" and any(e["unit"] == torn.stem for e in st["errors"])
+    assert "left out of the index" in st["reason"] and "--mode full" in st["fix"]
+    src = wh.sources()
+    assert [(q["source"], q["unit"]) for q in src["quarantined"]] == [("dsh", torn.stem)]
+    assert src["sources"]["dsh"]["quarantined"] == 1
+
+    again = wh.reindex()  # the same input: the same generation, and the status keeps saying what is missing
+    assert again["outcome"] == "noop" and again["index_rev"] == run["index_rev"]
+    assert wh.status()["state"] == "degraded"
+
+    healed = wh.reindex(mode="full")  # reads every source again: the unit's files are written anew
+    assert healed["outcome"] == "published" and "quarantined" not in healed["build"]
+    assert {s for (s,) in _rows(wh, "SELECT DISTINCT session_id FROM stg_dsh_events")} == sessions
+    assert wh.status()["state"] == "ready" and wh.sources()["quarantined"] == []
+
+
+def test_the_search_finds_one_bad_unit_and_none_when_only_units_together_fail() -> None:
+    units = [quarantine.Unit("dsh", f"s{i:02d}") for i in range(13)]
+
+    def fails_with(bad: set[str]):
+        calls: list[int] = []
+
+        def fails(keep) -> bool:
+            kept = {u.stem for u in units if keep(Path(f"/lake/bronze/{u.source}/events/{u.stem}.parquet"))}
+            calls.append(len(kept))
+            return bad <= kept if len(bad) > 1 else bool(bad & kept)
+        return fails, calls
+
+    fails, calls = fails_with({"s09"})
+    assert quarantine.find_bad_unit(units, fails) == quarantine.Unit("dsh", "s09")
+    assert sum(calls) <= 2 * len(units)  # about one build's worth of data in all the probes together
+    fails, _ = fails_with({"s02", "s11"})  # two units that clash: not one unit's data, the build fails as before
+    assert quarantine.find_bad_unit(units, fails) is None

@@ -1,0 +1,83 @@
+"""One unit's lake data that a model cannot build is left out of the generation, not the whole build
+(issue 27; spec: one broken session never stops the others).
+
+The text renderers are total (sql/models/macros/text.sql), so a model should never fail on a value; when
+one still does — a torn or foreign Parquet file in the lake, a value no renderer foresaw — the build child
+finds the unit whose files make it fail and builds again without them. A unit is a source's file stem
+(`lake/bronze/<source>/<table>/<stem>.parquet`: the same stem in every table of that source is one unit).
+
+Finding it: build the models up to the one that failed on half of the candidate units; the half that
+still fails holds a bad unit, the other half is cleared; halve again. Each probe reads only its half, so
+the search costs about one build of the models up to the failing one. A failure that needs units of both
+halves together (two units that clash) is not one unit's: the build fails as before. At most `MAX_UNITS`
+units are left out of one build: more than that is not bad data in a few units.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import NamedTuple
+
+import duckdb
+
+MAX_UNITS = 8
+_NOTE = "akw build step: model "
+LAKE_SCHEMA_FILE = "_schema.parquet"
+
+
+class Unit(NamedTuple):
+    source: str
+    stem: str
+
+
+def unit_of(path: Path) -> Unit:
+    """The unit of a lake file `bronze/<source>/<table>/<stem>.parquet`."""
+    return Unit(path.parent.parent.name, path.stem)
+
+
+def failed_model(e: BaseException) -> str | None:
+    """The model a build error happened in (transform.run notes it), None for any other step."""
+    for note in getattr(e, "__notes__", []) or []:
+        if note.startswith(_NOTE):
+            return note[len(_NOTE):]
+    return None
+
+
+def may_be_data(e: BaseException) -> bool:
+    """An error a unit's data can cause: a DuckDB error inside a model, not memory, not a cancel."""
+    return (isinstance(e, duckdb.Error) and failed_model(e) is not None
+            and not isinstance(e, duckdb.OutOfMemoryException | duckdb.InterruptException))
+
+
+def lake_units(lake_root: Path, left_out: Iterable[Unit] = ()) -> list[Unit]:
+    """Every unit with a file in the lake, sorted (a deterministic search), without those `left_out`."""
+    skip = set(left_out)
+    found = {unit_of(p) for p in (lake_root / "bronze").glob("*/*/*.parquet") if p.name != LAKE_SCHEMA_FILE}
+    return sorted(found - skip)
+
+
+def keep_all_but(left_out: Iterable[Unit]) -> Callable[[Path], bool]:
+    skip = frozenset(left_out)
+    return lambda p: unit_of(p) not in skip
+
+
+def keep_only(units: Iterable[Unit]) -> Callable[[Path], bool]:
+    wanted = frozenset(units)
+    return lambda p: unit_of(p) in wanted
+
+
+def find_bad_unit(candidates: list[Unit], fails: Callable[[Callable[[Path], bool]], bool]) -> Unit | None:
+    """The unit among `candidates` whose files alone make the build fail (`fails(keep)`: the models up to
+    the failing one, built from the lake files `keep` lets through, raise); None when no one unit does."""
+    pool = list(candidates)
+    while len(pool) > 1:
+        half = len(pool) // 2
+        first, second = pool[:half], pool[half:]
+        if fails(keep_only(first)):
+            pool = first
+        elif fails(keep_only(second)):
+            pool = second
+        else:
+            return None
+    return pool[0] if pool and fails(keep_only(pool)) else None
