@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from homes import BuiltHome
+import cli_run
+from homes import BuiltHome, env_of
 
 from warehouse.api import Warehouse
 from warehouse.indexing import quarantine
@@ -47,6 +48,8 @@ def test_a_torn_lake_file_leaves_its_unit_out_and_the_rest_publishes(small: Buil
     src = wh.sources()
     assert [(q["source"], q["unit"]) for q in src["quarantined"]] == [("dsh", torn.stem)]
     assert src["sources"]["dsh"]["quarantined"] == 1
+    text = cli_run.run("sources", env=env_of(wh)).stdout  # the text form names it too
+    assert "KNOWLEDGE_SOURCE_CORRUPT" in text and torn.stem in " ".join(text.split())
 
     again = wh.reindex()  # the same input: the same generation, and the status keeps saying what is missing
     assert again["outcome"] == "noop" and again["index_rev"] == run["index_rev"]

@@ -197,6 +197,8 @@ def print_sources(d: dict[str, Any], lang: Lang = "en") -> None:
     for u in d["units"]:
         if u["status"] == "error":
             out.print(f"[red]{u['error_code']}[/red] " + escape(f"{u['source']} {u['unit']}: {u['error']}"))
+    for q in d.get("quarantined", []):  # units the published build left out (indexing/quarantine.py)
+        out.print(f"[red]{q['code']}[/red] " + escape(f"{q['source']} {q['unit']}: {q['message']}"))
 
 
 # -- search / get / sql / feedback --------------------------------------------------------------
