@@ -78,3 +78,5 @@ def test_the_search_finds_one_bad_unit_and_none_when_only_units_together_fail() 
     assert sum(calls) <= 2 * len(units)  # about one build's worth of data in all the probes together
     fails, _ = fails_with({"s02", "s11"})  # two units that clash: not one unit's data, the build fails as before
     assert quarantine.find_bad_unit(units, fails) is None
+    # a model that fails on any data, with no unit at all too: no unit is to blame
+    assert quarantine.find_bad_unit(units, lambda keep: True) is None

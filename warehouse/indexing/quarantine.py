@@ -9,7 +9,8 @@ finds the unit whose files make it fail and builds again without them. A unit is
 Finding it: build the models up to the one that failed on half of the candidate units; the half that
 still fails holds a bad unit, the other half is cleared; halve again. Each probe reads only its half, so
 the search costs about one build of the models up to the failing one. A failure that needs units of both
-halves together (two units that clash) is not one unit's: the build fails as before. At most `MAX_UNITS`
+halves together (two units that clash) is not one unit's, nor is one that happens with no unit at all (a
+model broken for any data): the build fails as before. At most `MAX_UNITS`
 units are left out of one build: more than that is not bad data in a few units.
 """
 
@@ -70,6 +71,8 @@ def keep_only(units: Iterable[Unit]) -> Callable[[Path], bool]:
 def find_bad_unit(candidates: list[Unit], fails: Callable[[Callable[[Path], bool]], bool]) -> Unit | None:
     """The unit among `candidates` whose files alone make the build fail (`fails(keep)`: the models up to
     the failing one, built from the lake files `keep` lets through, raise); None when no one unit does."""
+    if fails(keep_only(())):  # it fails with no unit at all: a broken model or setting, not a unit's data
+        return None
     pool = list(candidates)
     while len(pool) > 1:
         half = len(pool) // 2
