@@ -18,7 +18,7 @@
 WITH catalog AS (  -- subagents a session announced (subagent/catalog: [{name, description}]), newest wins
     SELECT session_id AS parent_session_id, json_extract_string(a.value, '$.name') AS name,
            arg_max(json_extract_string(a.value, '$.description'), seq) AS description
-    FROM {{ ref('stg_dsh_events') }}, json_each(files_json) AS a
+    FROM {{ ref('stg_dsh_events') }}, json_each(akw_valid_json(files_json)) AS a
     WHERE kind = 'subagent/catalog' AND json_valid(files_json)
     GROUP BY ALL
 ),

@@ -15,11 +15,11 @@ writes AS (
     WHERE role = 'tool_call' AND tool_name IN ('write', 'edit', 'multi_edit') AND file_path IS NOT NULL
     UNION ALL
     SELECT session_id, session_seq, committed_at,
-           coalesce(json_extract_string(tool_input, '$.file_path'), json_extract_string(tool_input, '$.path')),
+           coalesce(json_extract_string(akw_valid_json(tool_input), '$.file_path'), json_extract_string(akw_valid_json(tool_input), '$.path')),
            'written', NULL, 'episode:autoclaw:' || account || ':' || run_id
     FROM {{ ref('stg_ac_entries') }}
     WHERE entry_type = 'tool_call' AND run_id IS NOT NULL
-      AND coalesce(json_extract_string(tool_input, '$.file_path'), json_extract_string(tool_input, '$.path')) IS NOT NULL
+      AND coalesce(json_extract_string(akw_valid_json(tool_input), '$.file_path'), json_extract_string(akw_valid_json(tool_input), '$.path')) IS NOT NULL
       AND lower(tool_name) IN ('write', 'edit', 'write_file', 'edit_file', 'apply_patch', 'str_replace')
 ),
 allx AS (SELECT * FROM dsh UNION ALL SELECT * FROM writes)

@@ -93,7 +93,9 @@ skills AS (
     -- body does not drown the purpose in BM25's length normalisation
     SELECT skill_id, 'skills', 'skill', 'skills', name,
            concat_ws(E'\n', name, description, when_to_use, description, when_to_use, left(body, 3000)), name,
-           workspace_id, NULL, NULL, NULL, 'skill', NULL, NULL, deployed_at, NULL, [name], account
+           -- deployed_at is the AutoClaw ledger's text as written: one that is no time is no time (issue 27)
+           workspace_id, NULL, NULL, NULL, 'skill', NULL, NULL, TRY_CAST(deployed_at AS TIMESTAMPTZ), NULL, [name],
+           account
     FROM {{ ref('stg_skills') }} WHERE status = 'live'
 ),
 episode_docs AS (SELECT * FROM dsh_ep UNION ALL SELECT * FROM ac_ep),

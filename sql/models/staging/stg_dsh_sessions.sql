@@ -19,12 +19,13 @@ s AS (
     QUALIFY row_number() OVER (PARTITION BY session_id ORDER BY last_time DESC NULLS LAST, rel_path) = 1
 ),
 team AS (  -- members named in a lead's projection: member session -> (lead session, member name)
-    SELECT DISTINCT coalesce(nullif(s.team_lead, ''), json_extract_string(s.agent_team_json, '$.lead'), s.session_id)
-               AS lead_session_id,
+    -- akw_valid_json: a projection that is not JSON (a torn file, another tool's text) names no team (issue 27)
+    SELECT DISTINCT coalesce(nullif(s.team_lead, ''), json_extract_string(akw_valid_json(s.agent_team_json), '$.lead'),
+                             s.session_id) AS lead_session_id,
            json_extract_string(m.value, '$.sessionId') AS member_session_id,
            json_extract_string(m.value, '$.name') AS member_name,
            json_extract_string(m.value, '$.description') AS member_description
-    FROM s, json_each(json_extract(s.agent_team_json, '$.members')) AS m
+    FROM s, json_each(json_extract(akw_valid_json(s.agent_team_json), '$.members')) AS m
     WHERE s.agent_team_json IS NOT NULL AND s.agent_team_json NOT IN ('null', '')
 )
 SELECT s.*,
