@@ -72,3 +72,12 @@ def rows(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[object] = ()
     cur = run(con, sql, params)
     cols = [d[0] for d in cur.description]
     return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+
+
+def remove_files(path: Path) -> None:
+    """A database file and what DuckDB writes beside it: its WAL and its spill folder."""
+    import shutil
+
+    path.unlink(missing_ok=True)
+    Path(f"{path}.wal").unlink(missing_ok=True)
+    shutil.rmtree(f"{path}.tmp", ignore_errors=True)

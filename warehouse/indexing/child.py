@@ -63,14 +63,14 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
                 raise
             left_out.append({"source": bad.source, "unit": bad.stem, "model": model,
                              "error": f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"})
-            _remove_files(Path(job["build_path"]))
+            db.remove_files(Path(job["build_path"]))
 
 
 def _fails(job: dict[str, Any], keep: Callable[[Path], bool], model: str) -> bool:
     """Whether the models up to `model`, built from the lake files `keep` lets through, fail on their data
     (a scratch database beside the build file, removed after)."""
     probe = Path(f"{job['build_path']}.probe")
-    _remove_files(probe)
+    db.remove_files(probe)
     con = db.connect(probe, memory_limit=job["memory_limit"], threads=job["threads"])
     try:
         _raw_tables(con, [], [])
@@ -80,14 +80,7 @@ def _fails(job: dict[str, Any], keep: Callable[[Path], bool], model: str) -> boo
         return quarantine.may_be_data(e)
     finally:
         con.close()
-        _remove_files(probe)
-
-
-def _remove_files(path: Path) -> None:
-    """A database file, its WAL and its spill folder."""
-    path.unlink(missing_ok=True)
-    Path(f"{path}.wal").unlink(missing_ok=True)
-    shutil.rmtree(f"{path}.tmp", ignore_errors=True)
+        db.remove_files(probe)
 
 
 def _raw_tables(con: Any, runs: list[str], assignments: list[str]) -> None:

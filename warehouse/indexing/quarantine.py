@@ -22,9 +22,10 @@ from typing import NamedTuple
 
 import duckdb
 
+from warehouse.indexing.transform import LAKE_SCHEMA_FILE
+
 MAX_UNITS = 8
 _NOTE = "akw build step: model "
-LAKE_SCHEMA_FILE = "_schema.parquet"
 
 
 class Unit(NamedTuple):

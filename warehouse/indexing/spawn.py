@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from warehouse.core import db
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.proc import tuned_env
 from warehouse.core.redact import redact
@@ -39,7 +39,7 @@ def run_build_child(job: dict[str, Any], build_path: Path, record: dict[str, Any
                 "code": Code.LIMIT.value, "unit": "build",
                 "message": f"index.memory_limit {job['memory_limit']} was too small for this data; built with "
                            f"{bigger} (raise the setting: `akw config set index.memory_limit={bigger}`)"})
-            remove_build_files(build_path)
+            db.remove_files(build_path)
             job_file.write_text(json.dumps({**job, "memory_limit": bigger}), encoding="utf-8")
             proc = _spawn(job_file)
     finally:
@@ -72,11 +72,6 @@ def _bigger_memory_limit(limit: str, factor: int = 4) -> str | None:
     return f"{int(new // 10**6)}MB" if new > now * 1.05 else None
 
 
-def remove_build_files(build_path: Path) -> None:
-    """The build file, its WAL and its spill folder."""
-    build_path.unlink(missing_ok=True)
-    Path(f"{build_path}.wal").unlink(missing_ok=True)
-    shutil.rmtree(f"{build_path}.tmp", ignore_errors=True)
 
 
 def child_error(stderr: str, returncode: int) -> str:
