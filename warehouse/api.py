@@ -123,6 +123,20 @@ class Warehouse:
                                         trust_paths=self.paths)
         return self._engine
 
+    def close(self) -> None:
+        """Close the search engine (its connection and threads); the next search opens a new one.
+        A surface that is done with a warehouse closes it (the CLI after each command), since a dropped
+        engine otherwise keeps its connection until Python's cyclic GC happens to run."""
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            engine.close()
+
+    def __enter__(self) -> Warehouse:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def _require_enabled(self) -> None:
         if not self.settings.enabled:
             raise KnowledgeError(Code.DISABLED, "agent-knowledge is disabled (akw enable)")
@@ -417,7 +431,7 @@ class Warehouse:
         from warehouse.lifecycle.delete import delete_index
 
         self._require_admin("index delete")
-        self._engine = None
+        self.close()
         return delete_index(self.paths, confirm=confirm)
 
     def disable(self, keep_index: bool = True) -> dict[str, Any]:
@@ -450,7 +464,8 @@ class Warehouse:
             s = s.with_value(key.strip(), value)
         s.save(self.paths.config_file)
         was_semantic = self.settings.semantic.enabled
-        self.settings, self._engine = s, None  # the engine was built with the old settings
+        self.close()  # the engine was built with the old settings
+        self.settings = s
         doc = self.config_show()
         if s.semantic.enabled and not was_semantic:
             doc["notes"] = [semantic_note()]

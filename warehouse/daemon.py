@@ -63,14 +63,15 @@ def run_daemon(open_warehouse: Callable[[], Warehouse], log: Log, tick_s: float 
             wait = tick_s
             try:
                 running = True
-                wh = open_warehouse()
-                if stopping:
-                    break
-                log("tick " + ("start" if first else "scheduled"))
-                doc = wh.schedule_run_due(at_start=first)
-                running = False
-                log(_summary(doc))
-                nxt = next_runs(wh.settings.schedule, datetime.now(UTC), 1)
+                with open_warehouse() as wh:  # closed after the tick: a tick's searches keep nothing open
+                    if stopping:
+                        break
+                    log("tick " + ("start" if first else "scheduled"))
+                    doc = wh.schedule_run_due(at_start=first)
+                    running = False
+                    log(_summary(doc))
+                    schedule = wh.settings.schedule
+                nxt = next_runs(schedule, datetime.now(UTC), 1)
                 if nxt:
                     wait = max(1.0, min(tick_s, (nxt[0] - datetime.now(UTC)).total_seconds() + 1))
             except KeyboardInterrupt:

@@ -76,6 +76,11 @@ class CliState:
             self._wh.surface = "cli"  # the usage metrics' surface (content-free counts, FR-9)
         return self._wh
 
+    def close(self) -> None:
+        """The command is done: close what it opened (in-process runs of the app leave nothing open)."""
+        if self._wh is not None:
+            self._wh.close()
+
 
 def wh(ctx: typer.Context) -> Warehouse:
     """The command's warehouse, opened on first use."""
@@ -282,6 +287,7 @@ def _root(ctx: typer.Context, dsh_home: DshOpt = None, autoclaw_root: AcOpt = No
           version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                                 help="Print the version and exit.")] = False) -> None:
     ctx.obj = CliState(dsh_home, autoclaw_root, home)
+    ctx.call_on_close(ctx.obj.close)
 
 
 # -- output and failures ------------------------------------------------------------------------

@@ -84,6 +84,8 @@ class Handle:
         except OSError:
             stamp = None
         if self._wh is None or stamp != self._stamp:
+            if self._wh is not None:
+                self._wh.close()  # built with the old settings: its connection and threads go now
             self._wh, self._stamp = Warehouse(self.paths), stamp
             self._wh.surface = "mcp"  # the content-free usage metrics count this server's searches apart
         return self._wh

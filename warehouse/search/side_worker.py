@@ -48,6 +48,13 @@ class SideWorker:
                 self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="akw-side")
             return self._pool.submit(self._run, con, gen, view, job)
 
+    def close(self) -> None:
+        """Let the worker threads end (the engine closed); a later `start` makes a new pool."""
+        with self._guard:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
     def _run(self, con: duckdb.DuckDBPyConnection, gen: Path, view: View | None,
              job: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
         loc = self._local

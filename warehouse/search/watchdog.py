@@ -29,6 +29,15 @@ class Watchdog:
         self._ids = itertools.count()
         self._thread: threading.Thread | None = None
 
+    def stop(self) -> None:
+        """End the sleeping thread (its engine closed), so a process that opens many engines keeps no
+        threads; a later deadline starts a new one."""
+        with self._cond:
+            self._thread = None
+            self._heap.clear()
+            self._live.clear()
+            self._cond.notify_all()
+
     @contextmanager
     def deadline(self, target: Interruptible, seconds: float) -> Iterator[None]:
         key = next(self._ids)
@@ -47,8 +56,9 @@ class Watchdog:
                 self._live.pop(key, None)
 
     def _run(self) -> None:
+        me = threading.current_thread()
         with self._cond:
-            while True:
+            while self._thread is me:
                 while self._heap and self._heap[0][1] not in self._live:
                     heapq.heappop(self._heap)  # finished in time
                 if not self._heap:
