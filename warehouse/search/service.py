@@ -61,6 +61,7 @@ from warehouse.search.session import prepare_session
 from warehouse.search.side_worker import SideWorker
 from warehouse.search.term_cache import TermCache
 from warehouse.search.trust_scores import TrustScores
+from warehouse.search.vector_matrix import VectorMatrix
 from warehouse.search.watchdog import Watchdog
 from warehouse.search.workspaces import WorkspaceIndex
 
@@ -102,6 +103,7 @@ class SearchEngine:
         self._semantic = settings.semantic.enabled  # the vector side of the lanes (search/vector.py)
         self._ui_language = settings.ui.language  # read once: each search decides its language from it
         self._vec_info: dict[str, int] | None = None
+        self._vectors = VectorMatrix()
         if self._semantic and embed.installed():
             embed.encoder()  # the model loads once per process (~0.8 s), not in the first search
 
@@ -127,6 +129,7 @@ class SearchEngine:
                 self._con.execute("SET allocator_flush_threshold = '16MB'")
                 self._lane_info = read_lane_info(self._con)
                 self._vec_info = vector.read_vec_info(self._con) if self._semantic else None
+                self._vectors = VectorMatrix()  # the new generation's vectors, read at its first vector scan
                 self._workspaces = WorkspaceIndex.read(self._con)
                 self._newest = read_newest(self._con)
                 self._cyrillic = match.read_index_cyrillic(self._con)
@@ -250,7 +253,7 @@ class SearchEngine:
         if self._semantic:
             judged = {ln: lane_state(ln, self._lane_info.get(ln, {}), self.settings, lang) for ln in LANES}
             vectors = beside(lambda c: vector.run_vectors(c, req, judged, self._vec_info, self._watchdog, ws, allow,
-                                                          profiles_apply(req), lang))
+                                                          profiles_apply(req), lang, self._vectors))
         lanes = run_lanes(cur, req, exp.found, self._lane_info, self.settings, self._watchdog, ws,
                           view.bits if view is not None else "", beside, lang)
         hint = None  # the hidden hint's query runs beside fusion and the live check

@@ -2,9 +2,10 @@
 
 Only with `semantic.enabled`; off, nothing here runs and every answer is what the lexical lanes
 alone give. The query is embedded once per search by the process's one model (warehouse/core/embed.py,
-~1 ms); its vector goes into SQL as one FLOAT[512] literal, and one statement scans the queried
-lanes' `akw_vec` rows brute force (the lane's request filters applied first, as in the lexical
-lane). The hits are fused with the lexical ones inside each lane (`sql/queries/search/fuse_semantic.sql`).
+~5 ms); each queried lane's units are scanned brute force: in memory as int8 (vector_matrix.py, from a
+process's second search on), else by one statement over `akw_vec` with the query as a FLOAT[512] literal
+(the lane's request filters applied first either way, as in the lexical lane). The hits are fused with
+the lexical ones inside each lane (`sql/queries/search/fuse_semantic.sql`).
 
 Every lane says whether the vector side answered (`LaneSemantic.state`): `answered`, `no_vectors`
 (the generation holds none for the lane: built with semantic off, or the lane has no units),
@@ -28,6 +29,7 @@ from warehouse.search.filters import lane_predicate
 from warehouse.search.lane_runner import K_LANE, LANE_TIMEOUT_S, Hit
 from warehouse.search.lane_status import ACTOR_LANE, LaneState
 from warehouse.search.messages import Lang, msg
+from warehouse.search.vector_matrix import LaneVectors, VectorMatrix
 from warehouse.search.watchdog import Watchdog
 from warehouse.search.workspaces import Resolved
 
@@ -62,11 +64,12 @@ def read_vec_info(con: duckdb.DuckDBPyConnection) -> dict[str, int] | None:
 
 def run_vectors(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lane_state: Mapping[str, LaneState],
                 vec_info: dict[str, int] | None, watchdog: Watchdog, ws: Resolved, allow: str = "",
-                profiles: bool = False, lang: Lang = "en") -> VectorRun:
+                profiles: bool = False, lang: Lang = "en", matrix: VectorMatrix | None = None) -> VectorRun:
     """The vector hits of every included, answering lane, and what each lane's vector side did (in `lang`)
     (`allow`: the principal's pre-filter, access.View.allow_clause). `profiles` (the query names a
     kind of actor, lane_runner.profiles_apply): the actor profiles are scanned too, beside the
-    episodes lane; their hits stay under ACTOR_LANE for `nominate_profiles`."""
+    episodes lane; their hits stay under ACTOR_LANE for `nominate_profiles`. `matrix`: the generation's
+    vectors in memory (vector_matrix.py), scanned instead of the SQL statement when it holds them."""
     state: dict[str, LaneSemantic] = {}
     model = embed.MODEL
     lanes = [ln for ln in LANES if ln in lane_state and ln in req.include and not lane_state[ln]["unavailable"]]
@@ -86,7 +89,9 @@ def run_vectors(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lane_state: 
         scanned = [*queried, ACTOR_LANE] if profiles and "episodes" in queried and (vec_info or {}).get(
             ACTOR_LANE) else queried
         try:
-            hits, positions = _scan(cur, req, scanned, watchdog, ws, allow)
+            lanes_in_memory = matrix.lanes(cur) if matrix is not None else None
+            hits, positions = _scan(cur, req, scanned, watchdog, ws, allow) if lanes_in_memory is None else \
+                _scan_in_memory(cur, req, scanned, ws, allow, lanes_in_memory)
             for ln in queried:
                 state[ln] = LaneSemantic(state="answered", model=model, hits=len(hits.get(ln, [])))
         except duckdb.InterruptException:
@@ -135,6 +140,31 @@ def _scan(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lanes: list[str], 
         out[VEC_LANES[int(lane_no)]].append((int(doc_id), float(sim)))
         if pos:
             positions[(VEC_LANES[int(lane_no)], int(doc_id))] = int(pos)
+    return out, positions
+
+
+def _scan_in_memory(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lanes: list[str], ws: Resolved, allow: str,
+                    matrix: dict[int, LaneVectors]) -> tuple[dict[str, list[tuple[int, float]]],
+                                                             dict[tuple[str, int], int]]:
+    """`_scan`'s answer from the in-memory int8 vectors: the same lanes, filters (the lane's predicate and
+    the principal's pre-filter select the documents first, as in SQL), K per lane and order."""
+    import numpy as np
+
+    qvec = np.asarray(embed.embed(req.query), dtype=np.float32)
+    out: dict[str, list[tuple[int, float]]] = {}
+    positions: dict[tuple[str, int], int] = {}
+    for ln in lanes:
+        out[ln] = []
+        vectors = matrix.get(VEC_LANES.index(ln))
+        if vectors is None:
+            continue
+        where = " AND ".join(c for c in (lane_predicate(ln, req.filters, ws), allow) if c)
+        allowed = cur.execute(f"SELECT d.doc_id FROM ak_document AS d WHERE {where}").fetchnumpy()["doc_id"] \
+            if where else None
+        for doc_id, sim, pos in vectors.top(qvec, K_LANE, allowed):
+            out[ln].append((doc_id, sim))
+            if pos:
+                positions[(ln, doc_id)] = pos
     return out, positions
 
 
