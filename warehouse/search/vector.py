@@ -2,8 +2,8 @@
 
 Only with `semantic.enabled`; off, nothing here runs and every answer is what the lexical lanes
 alone give. The query is embedded once per search by the process's one model (warehouse/core/embed.py,
-~5 ms); each queried lane's units are scanned brute force: in memory as int8 (vector_matrix.py, from a
-process's second search on), else by one statement over `akw_vec` with the query as a FLOAT[512] literal
+~5 ms); each queried lane's units are scanned brute force: in memory as int8 (vector_matrix.py, read at a
+process's first vector scan), else by one statement over `akw_vec` with the query as a FLOAT[512] literal
 (the lane's request filters applied first either way, as in the lexical lane). The hits are fused with
 the lexical ones inside each lane (`sql/queries/search/fuse_semantic.sql`).
 

@@ -8,7 +8,7 @@ int8 → float32 chunks times the query vector, ~1.5 ms on one core. The quantiz
 most ~0.001 (0.0008 measured on the bench's vectors); `akw eval` answered all 674 queries as with the SQL scan.
 
 The matrix is read once per generation and process, in batches (no float copy of the whole table is ever
-held), at its first vector scan: 0.19 s at 100k events, 1.55 s at 1M (~167k units, 82 MB). Which scan answers
+held), at its first vector scan: 0.19 s at 100k events, 1.7 s at 1M (~167k units, 82 MB). Which scan answers
 depends only on the generation (its size against `MAX_BYTES`), so the same request gets the same bytes in
 every process. A generation beyond MAX_BYTES keeps the SQL scan. At 1M the in-memory scan is what keeps a
 semantic search interactive: DuckDB's scan reads 342 MB of FLOAT[512] through the reader's 100 MB buffer pool
@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # numpy comes with the [semantic] extra: imported where vecto
 
 DIMS = 512
 MAX_BYTES = 96 * 2**20  # int8 bytes held at most: ~196k units (the 100k bench has ~17k, the 1M one ~167k)
-_BATCH = 8192  # rows read (and quantized) per statement at load time
+_BATCH = 2048  # rows read (and quantized) per statement at load time: 4 MB of floats
 _CHUNK = 512  # rows converted to float32 per product: stays in the CPU cache
 
 
@@ -99,7 +99,7 @@ def _load(cur: duckdb.DuckDBPyConnection) -> dict[int, LaneVectors] | None:
     import numpy as np
 
     try:
-        n, dims = cur.execute("SELECT count(*), max(len(vec)) FROM akw_vec").fetchone()
+        n, dims, last = cur.execute("SELECT count(*), max(len(vec)), max(rowid) FROM akw_vec").fetchone()
     except duckdb.CatalogException:
         return None
     if not n or dims != DIMS or n * DIMS > MAX_BYTES:
@@ -110,14 +110,19 @@ def _load(cur: duckdb.DuckDBPyConnection) -> dict[int, LaneVectors] | None:
     scale = np.empty(n, np.float32)
     q8 = np.empty((n, DIMS), np.int8)
     at = 0
-    for start in range(0, n, _BATCH):
+    for start in range(0, int(last) + 1, _BATCH):
         got = cur.execute("SELECT lane_no, doc_id, coalesce(pos, 0) AS pos, vec FROM akw_vec "
                           f"WHERE rowid >= {start} AND rowid < {start + _BATCH} ORDER BY rowid").fetchnumpy()
         m = len(got["doc_id"])
+        if not m:
+            continue
         vecs = np.stack(got["vec"]).astype(np.float32, copy=False)
-        top = np.abs(vecs).max(axis=1)
-        s = np.where(top > 0, top / 127.0, 1.0).astype(np.float32)
-        q8[at:at + m] = np.rint(vecs / s[:, None]).astype(np.int8)
+        del got["vec"]
+        s = np.abs(vecs).max(axis=1) / np.float32(127.0)
+        s[s == 0] = 1.0
+        vecs /= s[:, None]  # in place: a batch holds one float copy of its vectors at a time
+        np.rint(vecs, out=vecs)
+        q8[at:at + m] = vecs
         lane[at:at + m], doc[at:at + m], pos[at:at + m], scale[at:at + m] = got["lane_no"], got["doc_id"], \
             got["pos"], s
         at += m
