@@ -327,3 +327,25 @@ def test_index_delete_dry_run_then_delete(home) -> None:
     assert wh.paths.config_file.exists() or not plan.get("config")
     code, st = akw(env, "status")
     assert st["state"] == "not_ready"
+
+
+def test_the_residue_scan_reads_a_folder_of_parquet_files_together_and_a_bad_one_alone(tmp_path: Path) -> None:
+    """Parquet pages are compressed, so the scan reads the rows back: one query per folder, and file by file
+    when a folder cannot be read together (an unreadable file is then named, the others still read)."""
+    from warehouse.lifecycle import residue
+
+    needle = "needle-7f3a9c-in-a-compressed-page"
+    con = duckdb.connect()
+    for folder in ("good", "mixed"):
+        (tmp_path / folder).mkdir()
+        for i in range(3):  # neither the smallest nor the largest value: not in the page statistics either
+            rows = ", ".join(f"({j}, '{text}' || repeat('q', 200))" for j, text in
+                             enumerate(("a", f"m {needle} m" if i == 1 else "m other", "z")))
+            con.execute(f"COPY (SELECT * FROM (VALUES {rows}) AS t(n, body)) TO "
+                        f"'{tmp_path / folder / f'u{i}.parquet'}' (FORMAT parquet, COMPRESSION gzip)")
+    (tmp_path / "mixed" / "u3.parquet").write_bytes(b"PAR1 torn")
+    con.close()
+    assert needle.encode() not in (tmp_path / "good" / "u1.parquet").read_bytes()  # only the rows show it
+    found = {f["path"]: f["found"] for f in residue.scan(tmp_path, {"fragment-1": needle})}
+    assert found == {"good/u1.parquet": ["fragment-1"], "mixed/u1.parquet": ["fragment-1"],
+                     "mixed/u3.parquet": ["unreadable-parquet"]}

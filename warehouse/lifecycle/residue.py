@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from warehouse.core import db
+from warehouse.core import db, literals
 
 SKIP = {"config.yaml", "akw.lock"}  # what the user typed / a pid: not derived from indexed content
 
@@ -24,7 +24,9 @@ def scan(home: Path, needles: dict[str, str]) -> list[dict[str, object]]:
     wanted = {label: n.encode("utf-8") for label, n in needles.items()}
     mem = duckdb.connect()  # reads Parquet back; no file of the home is opened for writing
     try:
-        for path in sorted(p for p in home.rglob("*") if p.is_file() and not p.is_symlink()):
+        files = sorted(p for p in home.rglob("*") if p.is_file() and not p.is_symlink())
+        in_parquet = _in_parquet_folders(mem, [p for p in files if p.suffix == ".parquet"], needles)
+        for path in files:
             rel = path.relative_to(home).as_posix()
             if rel in SKIP:
                 continue
@@ -32,7 +34,7 @@ def scan(home: Path, needles: dict[str, str]) -> list[dict[str, object]]:
             data = path.read_bytes()
             labels |= {label for label, b in wanted.items() if b in data}
             if path.suffix == ".parquet":
-                labels |= _in_parquet(mem, path, needles)
+                labels |= in_parquet[path]
             elif path.suffix == ".duckdb":
                 labels |= _in_duckdb(path, needles)
             if labels:
@@ -40,6 +42,46 @@ def scan(home: Path, needles: dict[str, str]) -> list[dict[str, object]]:
     finally:
         mem.close()
     return found
+
+
+def _in_parquet_folders(con: Any, paths: list[Path], needles: dict[str, str]) -> dict[Path, set[str]]:
+    """The labels each Parquet file's rows hold, one query per folder (a lake table's unit files share their
+    columns): a lake of thousands of unit files is read in a few dozen statements, not one per file. A folder
+    whose files cannot be read together (an unreadable file, clashing column types) is read file by file."""
+    import duckdb
+
+    folders: dict[Path, list[Path]] = {}
+    for p in paths:
+        folders.setdefault(p.parent, []).append(p)
+    out: dict[Path, set[str]] = {}
+    for group in folders.values():
+        if len(group) > 1 and needles:
+            try:
+                out.update(_in_parquet_group(con, group, needles))
+                continue
+            except (duckdb.Error, ValueError):
+                pass
+        out.update({p: _in_parquet(con, p, needles) for p in group})
+    return out
+
+
+def _in_parquet_group(con: Any, group: list[Path], needles: dict[str, str]) -> dict[Path, set[str]]:
+    files = "[" + ", ".join(literals.text(str(p)) for p in group) + "]"
+    relation = f"read_parquet({files}, union_by_name = true, filename = true)"
+    described = [(r[0], r[1]) for r in con.execute(f"DESCRIBE SELECT * FROM {relation}").fetchall()]
+    if sum(1 for c, _ in described if c == "filename") != 1:  # a column of the table's own named filename
+        raise ValueError("a column of the table is named filename")
+    cols = [c for c in _text_columns(described) if c != "filename"]
+    out: dict[Path, set[str]] = {p: set() for p in group}
+    if not cols:
+        return out
+    by_name = {str(p): p for p in group}
+    cond = " OR ".join(f'contains(CAST("{c.replace(chr(34), chr(34) * 2)}" AS VARCHAR), n.needle)' for c in cols)
+    pairs = ", ".join(f"({literals.text(label)}, {literals.text(n)})" for label, n in needles.items())
+    for name, label in con.execute(f"SELECT DISTINCT t.filename, n.label FROM {relation} AS t, "
+                                   f"(VALUES {pairs}) AS n(label, needle) WHERE {cond}").fetchall():
+        out[by_name[name]].add(label)
+    return out
 
 
 def _text_columns(rows: list[tuple[str, str]]) -> list[str]:
