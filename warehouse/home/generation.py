@@ -83,8 +83,7 @@ def publish(generations: Path, build_path: Path, index_rev: str, published_at: s
     keep = {final.name} | ({prev.path.name} if prev else set())
     for old in generations.glob("gen-*.duckdb"):
         if old.name not in keep:
-            old.unlink(missing_ok=True)
-            Path(str(old) + ".wal").unlink(missing_ok=True)
+            db.remove_files(old)
     return Generation(final, index_rev, seq, published_at)
 
 

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from warehouse.core import cancel
+from warehouse.core import cancel, db
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.paths import Paths, tool_homes
 from warehouse.core.redact import redact
@@ -108,8 +108,7 @@ def _run(paths: Paths, settings: Settings, mode: str, progress: Progress | None,
         cancel.check()
         gen = generation.publish(paths.generations, build_path, rev, utc_now_iso())
     except BaseException as e:
-        build_path.unlink(missing_ok=True)
-        Path(str(build_path) + ".wal").unlink(missing_ok=True)
+        db.remove_files(build_path)
         cancelled = isinstance(e, KeyboardInterrupt)
         code = e.code if isinstance(e, KnowledgeError) else Code.INTERNAL.value
         record.update(outcome="cancelled" if cancelled else "failed", finished_at=utc_now_iso(),

@@ -123,12 +123,18 @@ def of_answering_lanes(vec: VectorRun, state: Mapping[str, LaneState]) -> Vector
                      {k: p for k, p in vec.passages.items() if k[0] not in void})
 
 
+def _lane_where(lane: str, req: SearchRequest, ws: Resolved, allow: str) -> str:
+    """The documents a lane's vector side may answer with: the lexical lane's request filters and the
+    principal's pre-filter on `d` (both scans select by it: a filter cannot leak, KC-10); "" for all."""
+    return " AND ".join(c for c in (lane_predicate(lane, req.filters, ws), allow) if c)
+
+
 def _scan(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lanes: list[str], watchdog: Watchdog, ws: Resolved,
           allow: str = "") -> tuple[dict[str, list[tuple[int, float]]], dict[tuple[str, int], int]]:
     qvec = embed.vector_literal(embed.embed(req.query))
     parts = []
     for ln in lanes:
-        where = " AND ".join(c for c in (lane_predicate(ln, req.filters, ws), allow) if c)
+        where = _lane_where(ln, req, ws, allow)
         flt = f"AND v.doc_id IN (SELECT d.doc_id FROM ak_document AS d WHERE {where})" if where else ""
         parts.append(render("vector_lane", lane_no=str(VEC_LANES.index(ln)), k=str(K_LANE), filter=flt))
     sql = render("vector_search", lanes="\nUNION ALL\n".join(parts), qvec=qvec)
@@ -158,7 +164,7 @@ def _scan_in_memory(cur: duckdb.DuckDBPyConnection, req: SearchRequest, lanes: l
         vectors = matrix.get(VEC_LANES.index(ln))
         if vectors is None:
             continue
-        where = " AND ".join(c for c in (lane_predicate(ln, req.filters, ws), allow) if c)
+        where = _lane_where(ln, req, ws, allow)
         allowed = cur.execute(f"SELECT d.doc_id FROM ak_document AS d WHERE {where}").fetchnumpy()["doc_id"] \
             if where else None
         for doc_id, sim, pos in vectors.top(qvec, K_LANE, allowed):

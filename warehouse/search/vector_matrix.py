@@ -34,13 +34,14 @@ _CHUNK = 512  # rows converted to float32 per product: stays in the CPU cache
 
 @dataclass(frozen=True)
 class LaneVectors:
-    """One lane's units, sorted by document: `starts[g]` is the first row of the g-th document `docs[g]`."""
+    """One lane's units, sorted by document: rows `starts[g]`..`ends[g]` are the g-th document `docs[g]`'s."""
 
     q8: np.ndarray  # (n, DIMS) int8
     scale: np.ndarray  # (n,) float32
     pos: np.ndarray  # (n,) int32: the unit's offset in its document (0: the head)
     docs: np.ndarray  # (g,) int64: each document once, ascending
     starts: np.ndarray  # (g,) int64
+    ends: np.ndarray  # (g,) int64: one past each document's last row
     group: np.ndarray  # (n,) int64: each row's document index
 
     def similarities(self, qvec: np.ndarray) -> np.ndarray:
@@ -69,10 +70,9 @@ class LaneVectors:
             kth = np.partition(best[live], len(live) - k)[len(live) - k]
             live = live[best[live] >= kth]
         order = live[np.lexsort((self.docs[live], -best[live]))][:k]
-        ends = np.r_[self.starts[1:], len(sims)]
         out = []
         for g in order.tolist():
-            rows = slice(int(self.starts[g]), int(ends[g]))
+            rows = slice(int(self.starts[g]), int(self.ends[g]))
             out.append((int(self.docs[g]), float(best[g]), int(self.pos[rows][sims[rows] == best[g]].min())))
         return out
 
@@ -133,7 +133,8 @@ def _load(cur: duckdb.DuckDBPyConnection) -> dict[int, LaneVectors] | None:
         if rows[-1] - rows[0] + 1 == len(rows) and bool(np.all(np.diff(rows) == 1)):
             rows = slice(int(rows[0]), int(rows[-1]) + 1)  # akw_vec is sorted by (lane_no, doc_id): views, no copy
         d = doc[rows]
-        change = np.r_[False, d[1:] != d[:-1]]
-        out[int(lane_no)] = LaneVectors(q8[rows], scale[rows], pos[rows], d[np.flatnonzero(np.r_[True, change[1:]])],
-                                        np.flatnonzero(np.r_[True, change[1:]]), np.cumsum(change))
+        change = np.r_[False, d[1:] != d[:-1]]  # a row that starts another document
+        starts = np.flatnonzero(np.r_[True, change[1:]])
+        out[int(lane_no)] = LaneVectors(q8[rows], scale[rows], pos[rows], d[starts], starts,
+                                        np.r_[starts[1:], len(d)], np.cumsum(change))
     return out
