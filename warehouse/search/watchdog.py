@@ -31,12 +31,15 @@ class Watchdog:
 
     def stop(self) -> None:
         """End the sleeping thread (its engine closed), so a process that opens many engines keeps no
-        threads; a later deadline starts a new one."""
+        threads; a later deadline starts a new one. Waits for the thread to end (it only has to wake),
+        so a closed engine has no thread left when `close` returns."""
         with self._cond:
-            self._thread = None
+            thread, self._thread = self._thread, None
             self._heap.clear()
             self._live.clear()
             self._cond.notify_all()
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=2)
 
     @contextmanager
     def deadline(self, target: Interruptible, seconds: float) -> Iterator[None]:
