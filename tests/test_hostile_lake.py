@@ -7,8 +7,9 @@ JSON of the wrong shape — and the home builds from that lake. Without the guar
 were left out (a DSH session's agent-team projection and an AutoClaw ledger's `deployedAt` that is no
 time). Not yet a property over every value in every column: one value per column and row. The columns
 the extractors fill from their own vocabulary (ids, keys, enums such as `kind`, `event_type`, `skill_via`)
-and the roles, types, statuses and outcomes that accepted-values constraints check are left as they are: a
-hostile role or status fails a constraint, which still stops the build as a whole (an open item of issue 27).
+and the roles, types, statuses and outcomes that accepted-values constraints check are left as they are here: a
+hostile role or status breaks a declared constraint, and the build leaves that unit out
+(test_quarantine.py: test_a_role_or_status_no_model_accepts_leaves_its_unit_out).
 """
 
 from __future__ import annotations

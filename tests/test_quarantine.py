@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import cli_run
+import pyarrow as pa
+import pyarrow.parquet as pq
 from homes import BuiltHome, env_of
 
 from warehouse.api import Warehouse
@@ -59,6 +61,43 @@ def test_a_torn_lake_file_leaves_its_unit_out_and_the_rest_publishes(small: Buil
     assert healed["outcome"] == "published" and "quarantined" not in healed["build"]
     assert {s for (s,) in _rows(wh, "SELECT DISTINCT session_id FROM stg_dsh_events")} == sessions
     assert wh.status()["state"] == "ready" and wh.sources()["quarantined"] == []
+
+
+def _set_column(path: Path, column: str, value: str) -> None:
+    t = pq.read_table(path)
+    i = t.schema.get_field_index(column)
+    t = t.set_column(i, t.schema.field(i), pa.array([value] * len(t), type=t.schema.field(i).type))
+    pq.write_table(t, path, compression="zstd")
+
+
+def test_a_role_or_status_no_model_accepts_leaves_its_unit_out(small: BuiltHome, tmp_path: Path) -> None:
+    """A value outside a model's accepted values (`-- accepted_values:` headers) in one unit's lake files —
+    a DSH session whose events all have a role the models do not know, a skill with a status no model
+    accepts — breaks a declared constraint: those two units are left out with the constraint named, the
+    rest publishes (before, the constraint gate failed the whole build)."""
+    wh = small.copy(tmp_path / "akw")
+    sessions = {s for (s,) in _rows(wh, "SELECT DISTINCT session_id FROM ak_event WHERE source = 'harness'")}
+    events = sorted((wh.paths.lake / "bronze" / "dsh" / "events").glob("session-*.parquet"))
+    skills = sorted(f for f in (wh.paths.lake / "bronze" / "skills" / "skills").glob("*.parquet")
+                    if f.name != "_schema.parquet")
+    bad_session, bad_skill = events[-1], skills[len(skills) // 2]
+    n_skills = _rows(wh, "SELECT count(*) FROM ak_skill")[0][0]
+    _set_column(bad_session, "role", "critic")
+    _set_column(bad_skill, "status", "zombie")
+    _unpublish(wh)
+
+    run = wh.reindex()
+    assert run["outcome"] == "published"
+    left = {(q["source"], q["unit"]): q for q in run["build"]["quarantined"]}
+    assert set(left) == {("dsh", bad_session.stem), ("skills", bad_skill.stem)}
+    assert left[("dsh", bad_session.stem)]["model"] == "ak_event"
+    assert "ak_event.accepted_values(role)" in left[("dsh", bad_session.stem)]["error"]
+    assert "accepted_values(status)" in left[("skills", bad_skill.stem)]["error"]
+    kept = {s for (s,) in _rows(wh, "SELECT DISTINCT session_id FROM ak_event WHERE source = 'harness'")}
+    assert len(kept) == len(sessions) - 1 and kept < sessions
+    assert 0 < _rows(wh, "SELECT count(*) FROM ak_skill")[0][0] == n_skills - pq.read_metadata(bad_skill).num_rows
+    st = wh.status()
+    assert st["state"] == "degraded" and {bad_session.stem, bad_skill.stem} <= {e["unit"] for e in st["errors"]}
 
 
 def test_the_search_finds_one_bad_unit_and_none_when_only_units_together_fail() -> None:

@@ -36,6 +36,11 @@ from warehouse.core.sqlfiles import build_sql
 from warehouse.indexing import quarantine, transform
 
 _RUNS_PER_INSERT = 500
+# Below this many documents the checkpoint does not analyse FSST: its analysis costs a fixed ~0.5 ms per
+# text column segment (~0.25 s of a ~1.1 s build of a 6-session home, ~1,100 columns), and on such homes it
+# is picked for a handful of segments of a ~14 MB file (same bytes with or without it on the small home).
+# Larger generations keep it: there it compresses the documents' and events' texts.
+FSST_MIN_DOCS = 20_000
 
 
 def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
@@ -44,8 +49,9 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
     `main` uses it to report and leave with os._exit: after CHECKPOINT (no WAL left) the file is
     complete, and DuckDB's teardown of a build-sized session only frees memory (~0.2 s).
 
-    A model that fails on one unit's lake data leaves that unit out (indexing/quarantine.py): the build
-    starts again without it, and `stats["quarantined"]` names it with the model and the error.
+    A model that fails on one unit's lake data, or breaks a declared constraint with it, leaves that unit
+    out (indexing/quarantine.py): the build starts again without it, and `stats["quarantined"]` names it
+    with the model and the error.
     """
     left_out: list[dict[str, str]] = []
     while True:
@@ -53,7 +59,7 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
         try:
             stats = _build(job, quarantine.keep_all_but(units) if units else None, on_done, left_out)
             return stats
-        except duckdb.Error as e:
+        except (duckdb.Error, transform.ConstraintError) as e:
             if not quarantine.may_be_data(e) or len(left_out) >= quarantine.MAX_UNITS:
                 raise
             model = quarantine.failed_model(e) or ""
@@ -68,14 +74,14 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
 
 def _fails(job: dict[str, Any], keep: Callable[[Path], bool], model: str) -> bool:
     """Whether the models up to `model`, built from the lake files `keep` lets through, fail on their data
-    (a scratch database beside the build file, removed after)."""
+    or break a constraint they declare (a scratch database beside the build file, removed after)."""
     probe = Path(f"{job['build_path']}.probe")
     db.remove_files(probe)
     con = db.connect(probe, memory_limit=job["memory_limit"], threads=job["threads"])
     try:
         _raw_tables(con, [], [])
-        transform.run(con, Path(job["lake"]), keep=keep, stop_after=model)
-        return False
+        built = transform.run(con, Path(job["lake"]), keep=keep, stop_after=model)
+        return bool(transform.check_constraints(con, only=built))
     except duckdb.Error as e:
         return quarantine.may_be_data(e)
     finally:
@@ -118,6 +124,8 @@ def _build(job: dict[str, Any], keep: Callable[[Path], bool] | None,
         con.execute(f"CREATE TABLE akw_meta AS SELECT {literal(job['index_rev'])} AS index_rev, "
                     f"{literal(built_at)} AS built_at, {literal(__version__)} AS akw_version, "
                     f"{double(lex['cyrillic_share'])} AS cyrillic_share")
+        if con.execute("SELECT count(*) FROM ak_document").fetchone()[0] < FSST_MIN_DOCS:
+            con.execute("SET disabled_compression_methods = 'fsst'")
         con.execute("CHECKPOINT")
         counts = {name: con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
                   for name in built if name.startswith("ak_")}
@@ -141,12 +149,14 @@ def _build(job: dict[str, Any], keep: Callable[[Path], bool] | None,
 
 def _require_constraints(con: Any) -> None:
     """The models' declared constraints (unique ids, not null, enums) hold, or nothing is published:
-    a duplicate or missing id would make search answers and evidence refs ambiguous."""
+    a duplicate or missing id would make search answers and evidence refs ambiguous. A failure names the
+    first model that breaks one, so the build can look for the unit whose data does it."""
     failures = transform.check_constraints(con)
     if failures:
         shown = "; ".join(f"{f['check']}({', '.join(f['columns'])}): {f.get('violations', f.get('message'))}"
                           for f in failures[:5])
-        err = ValueError(f"{len(failures)} model constraint(s) failed: {shown}")
+        model = str(failures[0]["check"]).split(".", 1)[0]
+        err = transform.ConstraintError(f"{len(failures)} model constraint(s) failed: {shown}", model)
         err.add_note("akw build step: constraints")
         raise err
 

@@ -2,7 +2,8 @@
 (issue 27; spec: one broken session never stops the others).
 
 The text renderers are total (sql/models/macros/text.sql), so a model should never fail on a value; when
-one still does — a torn or foreign Parquet file in the lake, a value no renderer foresaw — the build child
+one still does — a torn or foreign Parquet file in the lake, a value no renderer foresaw, a role, status or
+outcome outside a model's accepted values (a declared constraint the built data breaks) — the build child
 finds the unit whose files make it fail and builds again without them. A unit is a source's file stem
 (`lake/bronze/<source>/<table>/<stem>.parquet`: the same stem in every table of that source is one unit).
 
@@ -22,7 +23,7 @@ from typing import NamedTuple
 
 import duckdb
 
-from warehouse.indexing.transform import LAKE_SCHEMA_FILE
+from warehouse.indexing.transform import LAKE_SCHEMA_FILE, ConstraintError
 
 MAX_UNITS = 8
 _NOTE = "akw build step: model "
@@ -39,7 +40,10 @@ def unit_of(path: Path) -> Unit:
 
 
 def failed_model(e: BaseException) -> str | None:
-    """The model a build error happened in (transform.run notes it), None for any other step."""
+    """The model a build error happened in (transform.run notes it) or whose declared constraint the built
+    data breaks; None for any other step."""
+    if isinstance(e, ConstraintError):
+        return e.model
     for note in getattr(e, "__notes__", []) or []:
         if note.startswith(_NOTE):
             return note[len(_NOTE):]
@@ -47,8 +51,9 @@ def failed_model(e: BaseException) -> str | None:
 
 
 def may_be_data(e: BaseException) -> bool:
-    """An error a unit's data can cause: a DuckDB error inside a model, not memory, not a cancel."""
-    return (isinstance(e, duckdb.Error) and failed_model(e) is not None
+    """An error a unit's data can cause: a DuckDB error inside a model or a broken constraint (a hostile
+    role or outcome in the lake), not memory, not a cancel."""
+    return (isinstance(e, duckdb.Error | ConstraintError) and failed_model(e) is not None
             and not isinstance(e, duckdb.OutOfMemoryException | duckdb.InterruptException))
 
 
