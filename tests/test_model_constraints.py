@@ -135,6 +135,24 @@ def test_a_failing_query_is_reported_not_raised(tmp_path) -> None:
     assert failure["check"] == "t.unique" and failure["message"].startswith("CatalogException")
 
 
+def test_the_models_render_as_jinja_renders_them() -> None:
+    """The one-pass fill of `ref`/`lake` gives Jinja's text for every model; any other template (a block, an
+    unknown call) still goes through Jinja."""
+    import jinja2
+
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
+
+    def lake(source: str, table: str) -> str:
+        return f"read_parquet('/lake/bronze/{source}/{table}/*.parquet', union_by_name = true)"
+
+    for m in transform.discover().values():
+        assert transform.render_model(env, m.source, lake) == env.from_string(m.source).render(
+            ref=lambda n: n, lake=lake), m.name
+    assert transform.render_model(env, "{% if true %}SELECT 1{% endif %}\n", lake) == "SELECT 1"
+    with pytest.raises(jinja2.UndefinedError):
+        transform.render_model(env, "SELECT * FROM {{ source('x') }}\n", lake)
+
+
 # -- the real models ----------------------------------------------------------------------------
 def test_every_mart_declares_a_unique_not_null_id() -> None:
     for m in transform.discover().values():

@@ -79,6 +79,10 @@ class Constraint:
                 f"GROUP BY 1)")
 
 
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -229,7 +233,7 @@ def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR
     built = []
     for m in order(models):
         constraints = m.constraints  # a malformed header fails before any SQL runs
-        sql = env.from_string(m.source).render(ref=lambda n: n, lake=lake)
+        sql = render_model(env, m.source, lake)
         kind = "VIEW" if m.materialized == "view" else "TABLE"
         try:
             _materialize(con, m, kind, sql)
@@ -238,17 +242,34 @@ def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR
             raise
         if constraints:
             _check_constraint_columns(con, m, constraints)
-        doc = m.doc.replace("'", "''")
-        if doc:
-            con.execute(f"COMMENT ON {kind} {m.name} IS '{doc}'")
-        for col, text in m.column_docs.items():
-            con.execute(f"COMMENT ON COLUMN {m.name}.{col} IS '{text.replace(chr(39), chr(39) * 2)}'")
+        comments = [f"COMMENT ON {kind} {m.name} IS {_quoted(m.doc)}"] if m.doc else []
+        comments += [f"COMMENT ON COLUMN {m.name}.{col} IS {_quoted(text)}" for col, text in m.column_docs.items()]
+        if comments:  # one call: each statement is still its own commit, without a round trip each
+            con.execute(";\n".join(comments))
         built.append(m.name)
         if callable(on_model):
             on_model(m.name)
         if m.name == stop_after:
             break
     return built
+
+
+# `{{ ref('model') }}` and `{{ lake('source', 'table') }}`, the only calls the models make
+_SIMPLE_CALL = re.compile(
+    r"\{\{\s*(?:ref\(\s*'([A-Za-z0-9_]+)'\s*\)|lake\(\s*'([A-Za-z0-9_]+)'\s*,\s*'([A-Za-z0-9_]+)'\s*\))\s*\}\}")
+
+
+def render_model(env: jinja2.Environment, source: str, lake: Callable[[str, str], str]) -> str:
+    """A model's SQL with its placeholders filled, as Jinja renders it (`ref` is the model's own name).
+
+    A model that only calls `ref` and `lake` is filled by one regular-expression pass (the same text: Jinja
+    drops the one trailing newline); anything else goes through Jinja. Compiling 40 templates cost ~75 ms
+    of every build, a tenth of a small home's."""
+    if "{%" not in source and "{#" not in source:
+        out = _SIMPLE_CALL.sub(lambda m: m.group(1) or lake(m.group(2), m.group(3)), source)
+        if "{{" not in out and "}}" not in out:
+            return out[:-1] if out.endswith("\n") else out
+    return env.from_string(source).render(ref=lambda n: n, lake=lake)
 
 
 def _check_constraint_columns(con: duckdb.DuckDBPyConnection, m: Model, constraints: list[Constraint]) -> None:
@@ -279,8 +300,8 @@ def check_constraints(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR,
     table missing from an older generation); an empty list when every constraint holds.
     """
     models = models if models is not None else discover(sql_dir)
-    failures: list[dict[str, object]] = []
     wanted = None if only is None else set(only)
+    checks: list[tuple[dict[str, object], str]] = []
     for m in order(models):
         if wanted is not None and m.name not in wanted:
             continue
@@ -288,15 +309,25 @@ def check_constraints(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR,
             out: dict[str, object] = {"check": c.check, "columns": list(c.columns)}
             if c.values:
                 out["accepted"] = list(c.values)
-            key = m.example_key(c.columns[0]) if c.kind == "not_null" else None
+            checks.append((out, c.sql(m.example_key(c.columns[0]) if c.kind == "not_null" else None)))
+    try:  # one query for all (~150 on a build): a third of the time of one query each
+        rows = dict((i, (n, ex)) for i, n, ex in con.execute(" UNION ALL ".join(
+            f"SELECT {i} AS i, * FROM ({sql})" for i, (_, sql) in enumerate(checks))).fetchall()) if checks else {}
+    except duckdb.Error:  # e.g. a table an older generation lacks: each check alone says which
+        rows = {}
+    failures: list[dict[str, object]] = []
+    for i, (out, sql) in enumerate(checks):
+        if i in rows:
+            n, examples = rows[i]
+        else:
             try:
-                n, examples = con.execute(c.sql(key)).fetchone()
+                n, examples = con.execute(sql).fetchone()
             except duckdb.Error as e:
                 failures.append({**out, "message": f"{type(e).__name__}: {str(e).splitlines()[0]}"})
                 continue
-            if n:
-                shown = [x[:200] for x in examples or [] if x is not None]  # a bad value may be any text
-                failures.append({**out, "violations": int(n), "examples": shown})
+        if n:
+            shown = [x[:200] for x in examples or [] if x is not None]  # a bad value may be any text
+            failures.append({**out, "violations": int(n), "examples": shown})
     return failures
 
 
