@@ -146,11 +146,11 @@ def test_the_models_render_as_jinja_renders_them() -> None:
         return f"read_parquet('/lake/bronze/{source}/{table}/*.parquet', union_by_name = true)"
 
     for m in transform.discover().values():
-        assert transform.render_model(env, m.source, lake) == env.from_string(m.source).render(
+        assert transform.render_model(m.source, lake) == env.from_string(m.source).render(
             ref=lambda n: n, lake=lake), m.name
-    assert transform.render_model(env, "{% if true %}SELECT 1{% endif %}\n", lake) == "SELECT 1"
+    assert transform.render_model("{% if true %}SELECT 1{% endif %}\n", lake) == "SELECT 1"
     with pytest.raises(jinja2.UndefinedError):
-        transform.render_model(env, "SELECT * FROM {{ source('x') }}\n", lake)
+        transform.render_model("SELECT * FROM {{ source('x') }}\n", lake)
 
 
 # -- the real models ----------------------------------------------------------------------------
