@@ -242,8 +242,14 @@ def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR
             _check_constraint_columns(con, m, constraints)
         comments = [f"COMMENT ON {kind} {m.name} IS {_quoted(m.doc)}"] if m.doc else []
         comments += [f"COMMENT ON COLUMN {m.name}.{col} IS {_quoted(text)}" for col, text in m.column_docs.items()]
-        if comments:  # one call: each statement is still its own commit, without a round trip each
-            con.execute(";\n".join(comments))
+        if comments:  # one transaction: one commit (a WAL write) for all of a model's comments
+            con.execute("BEGIN TRANSACTION")
+            try:
+                con.execute(";\n".join(comments))
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            con.execute("COMMIT")
         built.append(m.name)
         if callable(on_model):
             on_model(m.name)
