@@ -411,3 +411,21 @@ def test_marts_are_documented(con) -> None:
             assert comments.get((name, col)) == text, (name, col)
     for name in ("ak_actor", "ak_episode", "ak_event", "ak_document", "ak_skill", "ak_skill_use", "ak_coverage"):
         assert any(x for (t, _), x in comments.items() if t == name), f"{name}: no column comments"
+
+
+def test_autoclaw_skill_calls_name_the_skill_only_from_a_json_input() -> None:
+    """int_ac_skill_calls parses a call's input once and reads `name`, `skill` or `skillId`; an input that
+    is no JSON (a tool error) names no skill, and another tool's call is no skill use."""
+    con = duckdb.connect()
+    for macro in sorted((transform.SQL_DIR / "macros").glob("*.sql")):
+        con.execute(macro.read_text(encoding="utf-8"))
+    con.execute("""CREATE TABLE stg_ac_entries AS SELECT * FROM (VALUES
+        ('e1', 'load_skill', '{"name": "pdf"}'), ('e2', 'Skill', '{"skill": "docx"}'),
+        ('e3', 'use_skill', 'ERROR 1290 (HY000): not JSON'), ('e4', 'skills.load', '{"skillId": "xlsx"}'),
+        ('e5', 'bash', '{"name": "not a skill"}'), ('e6', 'skill', '{"other": 1}'), ('e7', 'skill', '{"name": 5')
+        ) v(entry_id, tool_name, tool_input),
+        LATERAL (SELECT 'acct' AS account, 's1' AS session_id, 'r1' AS run_id, 1 AS session_seq,
+                        TIMESTAMPTZ '2026-01-01 00:00:00+00' AS committed_at, 'tool_call' AS entry_type)""")
+    sql = transform.render_model(transform.discover()["int_ac_skill_calls"].source, lambda source, table: "")
+    rows = con.execute(f"SELECT entry_id, skill_name FROM ({sql}) ORDER BY entry_id").fetchall()
+    assert rows == [("e1", "pdf"), ("e2", "docx"), ("e4", "xlsx")]
