@@ -299,8 +299,8 @@ class ConstraintError(ValueError):
 def check_constraints(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR,
                       models: dict[str, Model] | None = None,
                       only: Iterable[str] | None = None) -> list[dict[str, object]]:
-    """Check every declared constraint against the built database `con`, one query each (`only`: the
-    constraints of these models, e.g. those a partial build made).
+    """Check every declared constraint against the built database `con`: all in one query, each alone when
+    that one fails (`only`: the constraints of these models, e.g. those a partial build made).
 
     Returns the failures in build order, each `{"check": "<model>.<kind>", "columns": [...],
     "violations": n, "examples": [...]}` (or `"message"` when the query itself failed, e.g. a
