@@ -15,6 +15,7 @@ def test_akw_bench_only_team_starts_and_stops_its_own_cluster(tmp_path: Path) ->
     import glob
     import json
     import os
+    import shutil
     import subprocess
     import sys
     import tempfile
@@ -23,8 +24,12 @@ def test_akw_bench_only_team_starts_and_stops_its_own_cluster(tmp_path: Path) ->
 
     if bindir_of_postgres() is None:
         pytest.skip("PostgreSQL is not installed")
-    before = set(glob.glob(os.path.join(tempfile.gettempdir(), "akw-pg-*")))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AKW_", "PG"))}
+    # the bench's scratch cluster goes to a temp folder of its own (short: the socket path has a limit), so
+    # another worker's team tests, which start and remove clusters meanwhile, are not counted
+    own_tmp = Path(tempfile.mkdtemp(prefix="akwt-"))
+    own_tmp.chmod(0o755)  # as /tmp: the server may run as the postgres user (when the tests run as root)
+    made = own_tmp.stat().st_mtime_ns
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AKW_", "PG"))} | {"TMPDIR": str(own_tmp)}
     p = subprocess.run([str(Path(sys.executable).parent / "akw"), "bench", "--scale", "small", "--only", "team",
                         "--work", str(tmp_path / "work"), "--out", str(tmp_path / "out"), "--json"],
                        capture_output=True, text=True, env=env, timeout=900)
@@ -37,7 +42,9 @@ def test_akw_bench_only_team_starts_and_stops_its_own_cluster(tmp_path: Path) ->
     assert r["team"]["data_path_bytes"] > 0
     assert r["team"]["local_cold_build_s"] == r["build"]["cold"]["median_s"] > 0
     assert Path(r["report_file"]).name.endswith("-team.json") and Path(r["report_file"]).is_file()
-    assert set(glob.glob(os.path.join(tempfile.gettempdir(), "akw-pg-*"))) == before  # stopped and removed
+    # its cluster was made there (the folder changed) and is stopped and removed
+    assert own_tmp.stat().st_mtime_ns > made and not glob.glob(str(own_tmp / "akw-pg-*"))
     bad = subprocess.run([str(Path(sys.executable).parent / "akw"), "bench", "--only", "search", "--work",
                           str(tmp_path / "work"), "--json"], capture_output=True, text=True, env=env, timeout=120)
     assert bad.returncode != 0 and json.loads(bad.stdout)["errors"][0]["code"] == "KNOWLEDGE_INVALID_REQUEST"
+    shutil.rmtree(own_tmp, ignore_errors=True)

@@ -1,6 +1,5 @@
 -- AutoClaw tool calls that load a skill (tool `skill`/`load_skill`/`use_skill`, input {name}).
--- The input is parsed once per call (akw_valid_json: NULL unless it is JSON), then read by key.
-WITH skill_tool_calls AS (
+WITH skill_tool_calls AS (  -- the input parsed once per call (akw_valid_json: NULL unless it is JSON)
     SELECT account, session_id, run_id, entry_id, session_seq, committed_at, akw_valid_json(tool_input) AS input
     FROM {{ ref('stg_ac_entries') }}
     WHERE entry_type = 'tool_call' AND lower(tool_name) IN ('skill', 'load_skill', 'use_skill', 'skills.load')
