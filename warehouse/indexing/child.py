@@ -124,11 +124,11 @@ def _build(job: dict[str, Any], keep: Callable[[Path], bool] | None,
         con.execute(f"CREATE TABLE akw_meta AS SELECT {literal(job['index_rev'])} AS index_rev, "
                     f"{literal(built_at)} AS built_at, {literal(__version__)} AS akw_version, "
                     f"{double(lex['cyrillic_share'])} AS cyrillic_share")
-        if con.execute("SELECT count(*) FROM ak_document").fetchone()[0] < FSST_MIN_DOCS:
-            con.execute("SET disabled_compression_methods = 'fsst'")
-        con.execute("CHECKPOINT")
         counts = {name: con.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
                   for name in built if name.startswith("ak_")}
+        if counts["ak_document"] < FSST_MIN_DOCS:
+            con.execute("SET disabled_compression_methods = 'fsst'")
+        con.execute("CHECKPOINT")
         cur = con.execute("SELECT * FROM ak_coverage ORDER BY source, entity")
         cols = [d[0] for d in cur.description]
         coverage = [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]

@@ -78,10 +78,6 @@ class Constraint:
                 f"GROUP BY 1)")
 
 
-def _quoted(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
@@ -240,16 +236,10 @@ def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR
             raise
         if constraints:
             _check_constraint_columns(con, m, constraints)
-        comments = [f"COMMENT ON {kind} {m.name} IS {_quoted(m.doc)}"] if m.doc else []
-        comments += [f"COMMENT ON COLUMN {m.name}.{col} IS {_quoted(text)}" for col, text in m.column_docs.items()]
+        comments = [f"COMMENT ON {kind} {m.name} IS {sql_text(m.doc)}"] if m.doc else []
+        comments += [f"COMMENT ON COLUMN {m.name}.{col} IS {sql_text(text)}" for col, text in m.column_docs.items()]
         if comments:  # one transaction: one commit (a WAL write) for all of a model's comments
-            con.execute("BEGIN TRANSACTION")
-            try:
-                con.execute(";\n".join(comments))
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
-            con.execute("COMMIT")
+            con.execute(";\n".join(["BEGIN TRANSACTION", *comments, "COMMIT"]))
         built.append(m.name)
         if callable(on_model):
             on_model(m.name)
