@@ -40,7 +40,7 @@ lint: setup
 
 test: lint
 	$(BIN)/akw eval --golden golden/queries.yaml --min-recall3 0.8 --min-mrr 0.6 --max-zero 0.1 --out $${TMPDIR:-/tmp}/akw-eval-floor   # the spec's floor on a small generated home (the real-transcripts slice: make eval); its report stays out of reports/, where it would overwrite the full eval's of the same index_rev
-	$(BIN)/pytest -n 2 --dist loadfile --durations=15   # two workers (2 cores); a module stays on one worker
+	$(BIN)/pytest -n 3 --dist loadfile --durations=15   # three workers on 2 cores (docs/adr/0004); a module stays on one
 
 test-team: setup  # the team lake against a throwaway PostgreSQL cluster (docs/team.md)
 	$(BIN)/pytest -m team tests/team

@@ -32,8 +32,8 @@ os.environ["CODEX_HOME"] = "/nonexistent/akw-tests/codex"
 
 
 # The longest modules, longest first (seconds of one worker, measured in CI; tests/team/ needs PostgreSQL).
-# `make test` runs two xdist workers with --dist loadfile, which hands out whole modules in collection order:
-# starting with the long ones and ending with short ones keeps the two workers finishing together instead
+# `make test` runs three xdist workers with --dist loadfile, which hands out whole modules in collection order:
+# starting with the long ones and ending with short ones keeps the workers finishing together instead
 # of one waiting out a long module the other picked up last. Only the order changes, never what runs.
 LONG_MODULES = ("test_forget", "test_team_lake", "test_mcp_server", "test_cli_contract", "test_quality",
                 "test_hardening", "test_eval", "test_reindex", "test_notebooks", "test_states", "test_tool_histories",
