@@ -78,6 +78,25 @@ def test_unknown_names_are_unseen_latin_words_that_are_no_english_word() -> None
     assert got == ["fft"]  # "leak" is unseen too, but it is an English word
 
 
+def test_in_a_russian_question_every_unseen_latin_word_is_a_name_but_a_generic_one() -> None:
+    """A Russian speaker writes `Windsurf` in Latin letters because that is what the thing is called: an English
+    word or not, the index holding no such word means the work is not here (issue 26: a CodeMie agent's plugins
+    for other tools answered "who added Windsurf support" as strong). A generic word (`fix`, `try`) names nothing."""
+    terms = {"windsurf": ("windsurf",), "codemie": ("codemi",), "cli": ("cli",), "sqlfluff": ("sqlfluff",),
+             "fix": ("fix",), "dbt": ("dbt",)}
+    df = {"codemi": 39, "cli": 61, "sqlfluff": 300, "dbt": 5}
+
+    def terms_of(words: list[str]) -> dict[str, tuple[str, ...]]:
+        return {w: terms.get(w, (w,)) for w in words}
+
+    assert match.unknown_names("кто добавлял поддержку Windsurf как ещё одного агента в CodeMie CLI?", terms_of,
+                               df) == ["windsurf"]
+    # the same word in an English question may be a paraphrase: the English word list keeps it out
+    assert match.unknown_names("who added Windsurf support to the CodeMie CLI?", terms_of, df) == []
+    assert match.unknown_names("какой агент видел, что sqlfluff fix на dbt-модели падает?", terms_of, df,
+                               generic=("fix",)) == []
+
+
 # -- end to end on the shared home -------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def wh(home24: BuiltHome, tmp_path_factory: pytest.TempPathFactory) -> Warehouse:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Literal, NamedTuple
 
 import duckdb
@@ -49,6 +49,7 @@ NAME_COVERAGE = 0.6  # a query naming something unknown: an item matching this m
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*[A-Za-z]")
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
+_CYRILLIC_WORD = re.compile("[\u0400-\u04ff]{2,}")
 
 
 class Match(NamedTuple):
@@ -119,16 +120,24 @@ def names_known_identifier(groups: Sequence[Sequence[str]], df: Mapping[str, int
 
 
 def unknown_names(query: str, terms_of: Callable[[list[str]], Mapping[str, Iterable[str]]],
-                  df: Mapping[str, int]) -> list[str]:
+                  df: Mapping[str, int], generic: Collection[str] = ()) -> list[str]:
     """The query's Latin-script words that no indexed document contains and that are no English word,
-    in query order. `terms_of`: words -> their index terms (the index's own tokenizer, memoized)."""
-    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query) if len(w) >= 3))
+    in query order. `terms_of`: words -> their index terms (the index's own tokenizer, memoized).
+
+    In a question written mostly in Cyrillic, every Latin-script word is a name, English word or not: a
+    Russian speaker writes `Windsurf` or `Slack` in Latin letters because that is what the thing is called,
+    never as a paraphrase of the work's words; only a word the search leaves out as `generic`
+    (synonyms.GENERIC: `fix`, `try`) names nothing."""
+    raw = _WORD.findall(query)
+    words = list(dict.fromkeys(w.lower() for w in raw if len(w) >= 3))
     if not words:
         return []
     terms = terms_of(words)
     unseen = [w for w in words if (ts := list(terms.get(w, ()))) and not any(t in df for t in ts)]
     if not unseen:
         return []
+    if len(_CYRILLIC_WORD.findall(query)) > len(raw):
+        return [w for w in unseen if not any(t in generic for t in terms.get(w, ()))]
     english = _english()
     return [w for w in unseen if w not in english and w.replace("'", "") not in english]
 

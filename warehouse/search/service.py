@@ -330,7 +330,7 @@ class SearchEngine:
         """The answer's strength (search/match.py); the query's words are tokenized by the index's macro."""
         df = {t: d for t, _, d in exp.found}
         sess, memo = self._local.sess, self._local.terms
-        names = match.unknown_names(req.query, lambda words: memo.chunk_terms(sess, words), df)
+        names = match.unknown_names(req.query, lambda words: memo.chunk_terms(sess, words), df, exp.generic)
         return match.judge(fused, similarity, exp.groups, df, names, self._cyrillic)
 
 
