@@ -129,6 +129,34 @@ def test_check_constraints_on_a_small_database(tmp_path) -> None:
     ]
 
 
+def test_a_large_build_checks_each_constraint_alone_with_the_same_result(tmp_path, monkeypatch) -> None:
+    """All checks in one query only while the largest table is small: on a team build from a 1M-event
+    snapshot that query deadlocked DuckDB for good with one thread (issue 27). Both ways give the same failures."""
+    d = _sql_dir(tmp_path, {"t": "-- unique: id\n-- accepted_values: k: x, y\n"
+                                 "SELECT * FROM (VALUES (1, 'x'), (1, 'z'), (2, 'y')) AS v(id, k)\n",
+                            "u": "-- not_null: a\nSELECT * FROM (VALUES (1), (NULL)) AS v(a)\n"})
+    con = duckdb.connect()
+    transform.run(con, tmp_path, sql_dir=d)
+
+    class Recorded:
+        """The connection, with the statements check_constraints sends it."""
+
+        def __init__(self) -> None:
+            self.sql: list[str] = []
+
+        def execute(self, sql: str):
+            self.sql.append(sql)
+            return con.execute(sql)
+
+    small = Recorded()
+    together = transform.check_constraints(small, sql_dir=d)
+    assert together and sum("UNION ALL" in q for q in small.sql) == 1
+    monkeypatch.setattr(transform, "ONE_QUERY_MAX_ROWS", 3)  # table t's 3 rows now count as large
+    large = Recorded()
+    assert transform.check_constraints(large, sql_dir=d) == together
+    assert not any("UNION ALL" in q for q in large.sql) and len(large.sql) == 1 + 3  # the size, then each check
+
+
 def test_a_failing_query_is_reported_not_raised(tmp_path) -> None:
     d = _sql_dir(tmp_path, {"t": "-- unique: a\nSELECT 1 AS a\n"})
     [failure] = transform.check_constraints(duckdb.connect(), sql_dir=d)  # table t was never built

@@ -230,6 +230,8 @@ def _run(scale: Scale, work: Path, out_dir: Path | None, say: Callable[[str], No
     base = {"dsh": str(copy / "dsh"), "autoclaw": str(src / "autoclaw")}
 
     build_env = {"AKW_INDEX__MEMORY_LIMIT": scale.index_memory} if scale.index_memory else None
+    if team_catalog:  # the snapshot build is set beside the local cold build: under the same memory limit
+        team_env = {**(build_env or {}), **(team_env or {})}
     cold = []
     cold_runs = 1 if only == "team" else scale.cold_runs  # --only team: one local cold build to set beside
     for i in range(cold_runs):

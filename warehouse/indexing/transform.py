@@ -286,11 +286,24 @@ class ConstraintError(ValueError):
         self.model = model
 
 
+# The constraints of a small build are checked in one query. On large data DuckDB 1.4.4 can deadlock on that
+# query with one thread (index.threads' default): ~150 aggregates in one plan wait on each other's memory
+# reservations, and a team build from a 1M-event snapshot hung there for good at 200 MB and at 1 GB (issue 27;
+# each check alone took 1.4 s in all). Above this many rows in the largest table, each check runs alone.
+ONE_QUERY_MAX_ROWS = 20_000
+
+
+def _largest_table_rows(con: duckdb.DuckDBPyConnection) -> int:
+    """The row count of the database's largest table, from DuckDB's catalog (no scan)."""
+    return int(con.execute("SELECT coalesce(max(estimated_size), 0) FROM duckdb_tables()").fetchone()[0])
+
+
 def check_constraints(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR,
                       models: dict[str, Model] | None = None,
                       only: Iterable[str] | None = None) -> list[dict[str, object]]:
-    """Check every declared constraint against the built database `con`: all in one query, each alone when
-    that one fails (`only`: the constraints of these models, e.g. those a partial build made).
+    """Check every declared constraint against the built database `con`: all in one query on a small build,
+    else (or when that one fails) each alone (`only`: the constraints of these models, e.g. those a partial
+    build made).
 
     Returns the failures in build order, each `{"check": "<model>.<kind>", "columns": [...],
     "violations": n, "examples": [...]}` (or `"message"` when the query itself failed, e.g. a
@@ -307,11 +320,13 @@ def check_constraints(con: duckdb.DuckDBPyConnection, sql_dir: Path = SQL_DIR,
             if c.values:
                 out["accepted"] = list(c.values)
             checks.append((out, c.sql(m.example_key(c.columns[0]) if c.kind == "not_null" else None)))
-    try:  # one query for all (~150 on a build): a third of the time of one query each
-        rows = dict((i, (n, ex)) for i, n, ex in con.execute(" UNION ALL ".join(
-            f"SELECT {i} AS i, * FROM ({sql})" for i, (_, sql) in enumerate(checks))).fetchall()) if checks else {}
-    except duckdb.Error:  # e.g. a table an older generation lacks: each check alone says which
-        rows = {}
+    rows: dict[int, tuple[int, list[str] | None]] = {}
+    if checks and _largest_table_rows(con) < ONE_QUERY_MAX_ROWS:
+        try:  # one query for all (~150 on a build): a third of the time of one query each
+            rows = dict((i, (n, ex)) for i, n, ex in con.execute(" UNION ALL ".join(
+                f"SELECT {i} AS i, * FROM ({sql})" for i, (_, sql) in enumerate(checks))).fetchall())
+        except duckdb.Error:  # e.g. a table an older generation lacks: each check alone says which
+            rows = {}
     failures: list[dict[str, object]] = []
     for i, (out, sql) in enumerate(checks):
         if i in rows:
