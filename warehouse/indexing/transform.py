@@ -287,9 +287,9 @@ class ConstraintError(ValueError):
 
 
 # The constraints of a small build are checked in one query. On large data DuckDB 1.4.4 can deadlock on that
-# query with one thread (index.threads' default): ~150 aggregates in one plan wait on each other's memory
-# reservations, and a team build from a 1M-event snapshot hung there for good at 200 MB and at 1 GB (issue 27;
-# each check alone took 1.4 s in all). Above this many rows in the largest table, each check runs alone.
+# query with one thread (index.threads' default): a team build from a 1M-event snapshot hung there for good,
+# every thread waiting, at 200 MB and at 1 GB (two threads finished; no single check of the ~150 causes it;
+# issue 27). Each check alone took 1.4 s in all. Above this many rows in the largest table, each runs alone.
 ONE_QUERY_MAX_ROWS = 20_000
 
 
