@@ -263,7 +263,7 @@ def unknown_share(groups: list[list[str]], df: Mapping[str, int]) -> float:
     return sum(not any(t in df for t in g) for g in words) / len(words) if words else 0.0
 
 
-def _script(words: list[str]) -> str | None:
+def script_of(words: list[str]) -> str | None:
     """The script most of `words` are written in: "cyrillic", "latin", or None (none has letters)."""
     cyr = sum(any("\u0400" <= c <= "\u04ff" for c in w) for w in words)
     lat = sum(any("a" <= c <= "z" for c in w.lower()) for w in words)
@@ -275,8 +275,8 @@ def across_scripts(groups: list[list[str]], df: Mapping[str, int]) -> bool:
     none, they are Cyrillic): a question in one language about work logged in another (issue 24), which no
     lexicon bridges. Words of the same script that the index lacks name a topic it does not hold."""
     words = [g for g in groups if not g[0].startswith("=")]
-    unknown = _script([g[0] for g in words if not any(t in df for t in g)])
-    known = _script([next(t for t in g if t in df) for g in words if any(t in df for t in g)])  # as indexed
+    unknown = script_of([g[0] for g in words if not any(t in df for t in g)])
+    known = script_of([next(t for t in g if t in df) for g in words if any(t in df for t in g)])  # as indexed
     return unknown is not None and unknown != known and (known is not None or unknown == "cyrillic")
 
 

@@ -33,7 +33,7 @@ from typing import Literal, NamedTuple
 import duckdb
 
 from warehouse.core.tokenizer import CYRILLIC_INDEX_SHARE, cyrillic_share
-from warehouse.search.fusion import MIN_BEST_COVERAGE
+from warehouse.search.fusion import MIN_BEST_COVERAGE, script_of
 from warehouse.search.vector import VEC_MIN
 
 Level = Literal["strong", "weak", "none"]
@@ -49,7 +49,7 @@ NAME_COVERAGE = 0.6  # a query naming something unknown: an item matching this m
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*[A-Za-z]")
 _CYRILLIC = re.compile("[\u0400-\u04ff]")
-_CYRILLIC_WORD = re.compile("[\u0400-\u04ff]{2,}")
+_TOKEN = re.compile(r"\w+")
 
 
 class Match(NamedTuple):
@@ -128,15 +128,14 @@ def unknown_names(query: str, terms_of: Callable[[list[str]], Mapping[str, Itera
     Russian speaker writes `Windsurf` or `Slack` in Latin letters because that is what the thing is called,
     never as a paraphrase of the work's words; only a word the search leaves out as `generic`
     (synonyms.GENERIC: `fix`, `try`) names nothing."""
-    raw = _WORD.findall(query)
-    words = list(dict.fromkeys(w.lower() for w in raw if len(w) >= 3))
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query) if len(w) >= 3))
     if not words:
         return []
     terms = terms_of(words)
     unseen = [w for w in words if (ts := list(terms.get(w, ()))) and not any(t in df for t in ts)]
     if not unseen:
         return []
-    if len(_CYRILLIC_WORD.findall(query)) > len(raw):
+    if script_of(_TOKEN.findall(query)) == "cyrillic":  # the query's words, as fusion weighs its scripts
         return [w for w in unseen if not any(t in generic for t in terms.get(w, ()))]
     english = _english()
     return [w for w in unseen if w not in english and w.replace("'", "") not in english]
