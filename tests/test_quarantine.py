@@ -4,6 +4,7 @@ one broken session never stops the others): the rest publishes, the unit is a co
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import cli_run
@@ -12,7 +13,7 @@ import pyarrow.parquet as pq
 from homes import BuiltHome, env_of
 
 from warehouse.api import Warehouse
-from warehouse.indexing import quarantine
+from warehouse.indexing import quarantine, transform
 
 
 def _rows(wh: Warehouse, sql: str) -> list[list]:
@@ -115,7 +116,19 @@ def test_the_search_finds_one_bad_unit_and_none_when_only_units_together_fail() 
     fails, calls = fails_with({"s09"})
     assert quarantine.find_bad_unit(units, fails) == quarantine.Unit("dsh", "s09")
     assert sum(calls) <= 2 * len(units)  # about one build's worth of data in all the probes together
+    assert len(calls) <= 2 + math.ceil(math.log2(len(units)))  # none, one per halving, the last one alone
     fails, _ = fails_with({"s02", "s11"})  # two units that clash: not one unit's data, the build fails as before
     assert quarantine.find_bad_unit(units, fails) is None
     # a model that fails on any data, with no unit at all too: no unit is to blame
     assert quarantine.find_bad_unit(units, lambda keep: True) is None
+
+
+def test_a_probe_builds_only_the_failing_model_and_the_models_and_sources_it_reads() -> None:
+    """The search for a bad unit rebuilds the failing model's part of the build, from the units of the
+    sources that part reads: a skill's status breaks a staging model of skills, whose probes read no session."""
+    models = transform.discover()
+    need = transform.upstream(models, "ak_event")
+    assert "ak_event" in need and models["ak_event"].deps <= need and "ak_document" not in need
+    assert all(models[n].deps <= need for n in need)
+    assert transform.lake_sources(models, transform.upstream(models, "stg_skills")) == {"skills"}
+    assert "skills" not in transform.lake_sources(models, need)

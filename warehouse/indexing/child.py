@@ -62,8 +62,11 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
         except (duckdb.Error, transform.ConstraintError) as e:
             if not quarantine.may_be_data(e) or len(left_out) >= quarantine.MAX_UNITS:
                 raise
-            model = quarantine.failed_model(e) or ""
-            bad = quarantine.find_bad_unit(quarantine.lake_units(Path(job["lake"]), units),
+            model, models = quarantine.failed_model(e) or "", transform.discover()
+            if model not in models:
+                raise
+            sources = transform.lake_sources(models, transform.upstream(models, model))
+            bad = quarantine.find_bad_unit(quarantine.lake_units(Path(job["lake"]), units, sources),
                                            lambda keep, model=model: _fails(job, keep, model))
             if bad is None:
                 raise
@@ -73,14 +76,14 @@ def build_generation(job: dict[str, Any], on_done: Callable[[dict[str, Any]], No
 
 
 def _fails(job: dict[str, Any], keep: Callable[[Path], bool], model: str) -> bool:
-    """Whether the models up to `model`, built from the lake files `keep` lets through, fail on their data
-    or break a constraint they declare (a scratch database beside the build file, removed after)."""
+    """Whether `model` and the models it reads, built from the lake files `keep` lets through, fail on their
+    data or break a constraint they declare (a scratch database beside the build file, removed after)."""
     probe = Path(f"{job['build_path']}.probe")
     db.remove_files(probe)
     con = db.connect(probe, memory_limit=job["memory_limit"], threads=job["threads"])
     try:
         _raw_tables(con, [], [])
-        built = transform.run(con, Path(job["lake"]), keep=keep, stop_after=model)
+        built = transform.run(con, Path(job["lake"]), keep=keep, target=model)
         return bool(transform.check_constraints(con, only=built))
     except duckdb.Error as e:
         return quarantine.may_be_data(e)

@@ -7,12 +7,13 @@ outcome outside a model's accepted values (a declared constraint the built data 
 finds the unit whose files make it fail and builds again without them. A unit is a source's file stem
 (`lake/bronze/<source>/<table>/<stem>.parquet`: the same stem in every table of that source is one unit).
 
-Finding it: build the models up to the one that failed on half of the candidate units; the half that
-still fails holds a bad unit, the other half is cleared; halve again. Each probe reads only its half, so
-the search costs about one build of the models up to the failing one. A failure that needs units of both
-halves together (two units that clash) is not one unit's, nor is one that happens with no unit at all (a
-model broken for any data): the build fails as before. At most `MAX_UNITS`
-units are left out of one build: more than that is not bad data in a few units.
+Finding it: the candidates are the units of the sources the failing model reads (directly or through the
+models it reads); build that model and those it reads, nothing else, from half of the candidates; when it
+fails that half holds a bad unit, else the other half does; halve again, then build from the last one
+alone. Each probe reads only its half, so the search costs about one build of the failing model's part.
+A failure that needs units together (two units that clash: the last one alone builds) is not one unit's,
+nor is one that happens with no unit at all (a model broken for any data): the build fails as before.
+At most `MAX_UNITS` units are left out of one build: more than that is not bad data in a few units.
 """
 
 from __future__ import annotations
@@ -57,10 +58,13 @@ def may_be_data(e: BaseException) -> bool:
             and not isinstance(e, duckdb.OutOfMemoryException | duckdb.InterruptException))
 
 
-def lake_units(lake_root: Path, left_out: Iterable[Unit] = ()) -> list[Unit]:
-    """Every unit with a file in the lake, sorted (a deterministic search), without those `left_out`."""
+def lake_units(lake_root: Path, left_out: Iterable[Unit] = (), sources: Iterable[str] | None = None) -> list[Unit]:
+    """Every unit with a file in the lake (of `sources` only, when given), sorted (a deterministic search),
+    without those `left_out`."""
     skip = set(left_out)
-    found = {unit_of(p) for p in (lake_root / "bronze").glob("*/*/*.parquet") if p.name != LAKE_SCHEMA_FILE}
+    wanted = None if sources is None else set(sources)
+    found = {u for u in (unit_of(p) for p in (lake_root / "bronze").glob("*/*/*.parquet") if p.name != LAKE_SCHEMA_FILE)
+             if wanted is None or u.source in wanted}
     return sorted(found - skip)
 
 
@@ -80,13 +84,8 @@ def find_bad_unit(candidates: list[Unit], fails: Callable[[Callable[[Path], bool
     if fails(keep_only(())):  # it fails with no unit at all: a broken model or setting, not a unit's data
         return None
     pool = list(candidates)
-    while len(pool) > 1:
+    while len(pool) > 1:  # one probe per halving: when the first half builds, the second is the suspect
         half = len(pool) // 2
-        first, second = pool[:half], pool[half:]
-        if fails(keep_only(first)):
-            pool = first
-        elif fails(keep_only(second)):
-            pool = second
-        else:
-            return None
+        pool = pool[:half] if fails(keep_only(pool[:half])) else pool[half:]
+    # the last one alone must fail: it does not when the failure needs units together (or was no unit's)
     return pool[0] if pool and fails(keep_only(pool)) else None

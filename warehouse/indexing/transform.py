@@ -206,14 +206,37 @@ def order(models: dict[str, Model]) -> list[Model]:
     return done
 
 
+_LAKE_CALL = re.compile(r"lake\(\s*['\"]([A-Za-z0-9_]+)['\"]")
+
+
+def upstream(models: dict[str, Model], name: str) -> set[str]:
+    """`name` and every model it reads, directly or through others: all a build of `name` needs."""
+    need, todo = set(), [name]
+    while todo:
+        n = todo.pop()
+        if n not in need:
+            need.add(n)
+            todo.extend(models[n].deps)
+    return need
+
+
+def lake_sources(models: dict[str, Model], names: Iterable[str]) -> set[str]:
+    """The lake sources (`lake('<source>', …)` calls) that the models `names` read."""
+    return {s for n in names for s in _LAKE_CALL.findall(models[n].source)}
+
+
 def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR,
         on_model: object = None, keep: Callable[[Path], bool] | None = None,
-        stop_after: str | None = None) -> list[str]:
-    """Build every model into `con` (up to and including `stop_after`). Returns model names in build order.
+        target: str | None = None) -> list[str]:
+    """Build every model into `con` (only `target` and the models it reads, when given). Returns model names
+    in build order.
 
     `keep`: which lake files the models read (default: all); a table's zero-row `_schema.parquet` is
     always read, so a table keeps its columns with none of its units (indexing/quarantine.py)."""
     models = discover(sql_dir)
+    if target is not None:
+        needed = upstream(models, target)
+        models = {n: m for n, m in models.items() if n in needed}
     for macro in sorted((sql_dir / "macros").glob("*.sql")):  # CREATE MACRO files, before any model
         con.execute(macro.read_text(encoding="utf-8"))
 
@@ -243,8 +266,6 @@ def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR
         built.append(m.name)
         if callable(on_model):
             on_model(m.name)
-        if m.name == stop_after:
-            break
     return built
 
 
