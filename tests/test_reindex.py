@@ -15,6 +15,7 @@ import random
 import shutil
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from warehouse.core.settings import Settings
 from warehouse.home import generation
 from warehouse.home.runs import read_runs
 from warehouse.home.status import status
+from warehouse.indexing import spawn
 
 SESSIONS, SEED = 24, 5
 MARKER = "zebra-quokka appended marker"
@@ -235,6 +237,37 @@ def test_a_build_that_outgrows_its_memory_limit_is_retried_once_with_more(src, t
         Warehouse(wh.paths, tiny).reindex(mode="full")
     assert "OutOfMemory" in e.value.message and "index.memory_limit" in e.value.message
     assert "model " in e.value.message  # the failing step is named
+
+
+def test_a_build_child_that_makes_no_progress_is_stopped_and_one_that_works_is_left_alone() -> None:
+    """A child that uses no CPU and does no IO (as DuckDB 1.4.4's deadlocked builds did, for good) is killed
+    after the stall time; one that keeps a core busy for longer than that is not."""
+    def child(code: str) -> subprocess.Popen[str]:
+        return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+
+    stuck, t = child("import time; print('started', flush=True); time.sleep(300)"), time.monotonic()
+    with pytest.raises(spawn.StalledBuild, match="no progress for 1 s"):
+        spawn.wait_while_progressing(stuck, stall_s=1.0)
+    assert stuck.poll() is not None and time.monotonic() - t < 30
+    busy = child("import time\nend = time.monotonic() + 2\nwhile time.monotonic() < end: pass\nprint('done')")
+    done = spawn.wait_while_progressing(busy, stall_s=1.0)
+    assert (done.returncode, done.stdout.strip()) == (0, "done")
+
+
+def test_a_stuck_build_fails_the_run_with_a_coded_error_and_keeps_the_published_generation(
+        built, src, tmp_path, monkeypatch) -> None:
+    """The run does not hang with the home's lock held: it fails, says why, and the next run builds."""
+    wh = home_copy(built, src, tmp_path / "akw")
+    before = generation.current(wh.paths.generations)
+    monkeypatch.setattr(spawn, "STALL_S", 1.0)
+    monkeypatch.setattr(spawn, "_CHILD", "import time; time.sleep(300)")  # a build child that never moves
+    with pytest.raises(KnowledgeError) as e:
+        wh.reindex(mode="full")
+    assert e.value.code == "KNOWLEDGE_INTERNAL" and "made no progress" in e.value.message
+    assert generation.current(wh.paths.generations).path == before.path
+    monkeypatch.undo()
+    assert wh.reindex()["outcome"] in ("noop", "published")  # the lock was let go (same input: nothing to build)
 
 
 # -- verify -----------------------------------------------------------------------------------

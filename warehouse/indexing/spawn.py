@@ -1,7 +1,13 @@
-"""Run the build child (`indexing.child`) in its own process: one retry with more memory, readable errors.
+"""Run the build child (`indexing.child`) in its own process: one retry with more memory, readable errors,
+and a stop when it is stuck.
 
 A fresh process that imports only DuckDB keeps the build's peak RSS its own and lets the OS take
 every byte back; the child reads its job from a file (argv stays short) and dies with its parent.
+
+A child that neither uses CPU nor reads or writes anything for `STALL_S` is stuck, not slow: DuckDB 1.4.4
+once deadlocked a 1M-event build (every thread waiting on a futex, for good; issue 27), and the run held
+the home's lock until someone killed it. Such a child is stopped and the run fails with a coded error
+(the published generation stays), so a scheduled run never hangs the home.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +29,20 @@ from warehouse.core.settings import size_bytes
 
 _CHILD = ("import sys, pathlib; from warehouse.indexing import child as b; b.die_with_parent(); "
           "sys.exit(b.main(['', pathlib.Path(sys.argv[1]).read_text()]))")
+
+
+STALL_S = 300.0  # a build is stuck after this long without CPU time or IO (a slow build uses one core)
+_POLL_S = 2.0
+
+
+class StalledBuild(Exception):
+    """The build child made no progress for `seconds` and was stopped."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"index build made no progress for {seconds:.0f} s (no CPU time, nothing read or written) "
+                         "and was stopped; the published generation stays. Run `akw reindex` again; if it stops "
+                         "again, try `akw config set index.threads=2`")
+        self.seconds = seconds
 
 
 def run_build_child(job: dict[str, Any], build_path: Path, record: dict[str, Any]) -> dict[str, Any]:
@@ -50,8 +71,55 @@ def run_build_child(job: dict[str, Any], build_path: Path, record: dict[str, Any
 
 
 def _spawn(job_file: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", _CHILD, str(job_file)], capture_output=True, text=True,
-                          check=False, env=tuned_env(dict(os.environ)))
+    with subprocess.Popen([sys.executable, "-c", _CHILD, str(job_file)], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=tuned_env(dict(os.environ))) as proc:
+        try:
+            return wait_while_progressing(proc)
+        except StalledBuild as e:
+            raise KnowledgeError(Code.INTERNAL, str(e)) from None
+        except BaseException:  # Ctrl-C, a cancel: the child goes with the run (as subprocess.run does)
+            proc.kill()
+            proc.wait()
+            raise
+
+
+def wait_while_progressing(proc: subprocess.Popen[str],
+                           stall_s: float | None = None) -> subprocess.CompletedProcess[str]:
+    """Wait for `proc` and collect its output; kill it and raise StalledBuild once it has used no CPU time and
+    read or written nothing for `stall_s` seconds (default `STALL_S`)."""
+    import psutil
+
+    stall_s = STALL_S if stall_s is None else stall_s
+    try:
+        watched = psutil.Process(proc.pid)
+    except psutil.NoSuchProcess:
+        watched = None
+    last, since = None, time.monotonic()
+    while True:
+        try:
+            out, err = proc.communicate(timeout=min(_POLL_S, stall_s))
+            return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+        except subprocess.TimeoutExpired:
+            pass
+        now = _work_done(watched)
+        if now is None or now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= stall_s:
+            proc.kill()
+            proc.communicate()
+            raise StalledBuild(stall_s)
+
+
+def _work_done(p: Any) -> tuple[float, int, int] | None:
+    """CPU seconds and bytes read and written so far by process `p` (None once it is gone)."""
+    import psutil
+
+    try:
+        with p.oneshot():
+            cpu, io = p.cpu_times(), p.io_counters()
+        return (cpu.user + cpu.system, io.read_chars, io.write_chars)
+    except (psutil.Error, AttributeError):
+        return None
 
 
 def _out_of_memory(stderr: str) -> bool:
