@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from warehouse.core import db, literals
-from warehouse.core.redact import mark, redact
+from warehouse.core.redact import HINT, mark, redact
 from warehouse.core.sqlfiles import query_sql, render
 from warehouse.home import generation
 
@@ -26,6 +26,23 @@ def _clean(value: str) -> bool:
     return again == value or MARKER.sub("[R]", again or "") == MARKER.sub("[R]", value)
 
 
+def _clean_flags(values: list[str]) -> list[bool]:
+    """`_clean` of each value. Redaction leaves a value without its pre-filter's hint (`HINT`) as it is, so only
+    the hinted values are redacted again; the hint is found by one vectorised regex pass over the column (as
+    the lake writer's redaction finds it), not value by value in Python (a third of the time on a small home)."""
+    import polars as pl
+
+    hinted = pl.Series(values, dtype=pl.String).str.contains(HINT).fill_null(False).to_list()
+    return [not h or _clean(v) for h, v in zip(hinted, values, strict=True)]
+
+
+def _keys_and_flags(rows: list[tuple[str, str]], keys: list[str], clean: list[bool]) -> None:
+    if rows:
+        ks, vs = zip(*rows, strict=True)
+        keys.extend(ks)
+        clean.extend(_clean_flags(list(vs)))
+
+
 def _text_cells(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every non-null VARCHAR cell of the ak_* marts → (key, clean): clean = redaction would change nothing.
 
@@ -40,10 +57,7 @@ def _text_cells(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     for mart, column in con.execute(query_sql("quality_text_columns")).fetchall():
         if f"{mart}.{column}" in SKIP_TEXT:
             continue
-        sql = render("quality_text_column", mart=mart, column=column)
-        for key, value in con.execute(sql).fetchall():
-            keys.append(key)
-            clean.append(_clean(value))
+        _keys_and_flags(con.execute(render("quality_text_column", mart=mart, column=column)).fetchall(), keys, clean)
     return pd.DataFrame({"key": keys, "clean": clean})
 
 
@@ -64,9 +78,7 @@ def _lake_cells(lake: Path | None) -> pd.DataFrame:
             cols = con.execute(f"DESCRIBE SELECT * FROM read_parquet({glob}, union_by_name = true)").fetchall()
             for column in (c[0] for c in cols if c[1] == "VARCHAR"):
                 sql = render("quality_lake_column", table=table, column=column, glob=glob)
-                for key, value in con.execute(sql).fetchall():
-                    keys.append(key)
-                    clean.append(_clean(value))
+                _keys_and_flags(con.execute(sql).fetchall(), keys, clean)
     finally:
         con.close()
     return pd.DataFrame({"key": keys, "clean": clean})
