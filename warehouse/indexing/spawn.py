@@ -111,15 +111,20 @@ def wait_while_progressing(proc: subprocess.Popen[str],
 
 
 def _work_done(p: Any) -> tuple[float, int, int] | None:
-    """CPU seconds and bytes read and written so far by process `p` (None once it is gone)."""
+    """CPU seconds and bytes read and written so far by process `p` (the bytes 0 where the system does not
+    say; None once it is gone)."""
     import psutil
 
     try:
-        with p.oneshot():
-            cpu, io = p.cpu_times(), p.io_counters()
-        return (cpu.user + cpu.system, io.read_chars, io.write_chars)
+        cpu = p.cpu_times()
     except (psutil.Error, AttributeError):
         return None
+    try:
+        io = p.io_counters()
+        read, written = io.read_chars, io.write_chars
+    except (psutil.Error, AttributeError):
+        read = written = 0
+    return (cpu.user + cpu.system, read, written)
 
 
 def _out_of_memory(stderr: str) -> bool:
