@@ -12,12 +12,7 @@ pytestmark = pytest.mark.team
 def test_akw_bench_only_team_starts_and_stops_its_own_cluster(tmp_path: Path) -> None:
     """No --catalog: the bench starts a throwaway PostgreSQL cluster, pushes, builds from the snapshot, stops it
     (the team phases' report too: one run of them, not a second one on the shared catalog)."""
-    import glob
-    import json
-    import os
     import shutil
-    import subprocess
-    import sys
     import tempfile
 
     from warehouse.team.scratch_pg import bindir_of_postgres
@@ -27,6 +22,19 @@ def test_akw_bench_only_team_starts_and_stops_its_own_cluster(tmp_path: Path) ->
     # the bench's scratch cluster goes to a temp folder of its own (short: the socket path has a limit), so
     # another worker's team tests, which start and remove clusters meanwhile, are not counted
     own_tmp = Path(tempfile.mkdtemp(prefix="akwt-"))
+    try:  # removed whatever the outcome: a failed run must not leave its folder (or a cluster's) in /tmp
+        _bench_in(own_tmp, tmp_path)
+    finally:
+        shutil.rmtree(own_tmp, ignore_errors=True)
+
+
+def _bench_in(own_tmp: Path, tmp_path: Path) -> None:
+    import glob
+    import json
+    import os
+    import subprocess
+    import sys
+
     own_tmp.chmod(0o755)  # as /tmp: the server may run as the postgres user (when the tests run as root)
     made = own_tmp.stat().st_mtime_ns
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AKW_", "PG"))} | {"TMPDIR": str(own_tmp)}
@@ -47,4 +55,3 @@ def test_akw_bench_only_team_starts_and_stops_its_own_cluster(tmp_path: Path) ->
     bad = subprocess.run([str(Path(sys.executable).parent / "akw"), "bench", "--only", "search", "--work",
                           str(tmp_path / "work"), "--json"], capture_output=True, text=True, env=env, timeout=120)
     assert bad.returncode != 0 and json.loads(bad.stdout)["errors"][0]["code"] == "KNOWLEDGE_INVALID_REQUEST"
-    shutil.rmtree(own_tmp, ignore_errors=True)
