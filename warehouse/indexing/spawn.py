@@ -91,8 +91,8 @@ def wait_while_progressing(proc: subprocess.Popen[str],
 
     stall_s = STALL_S if stall_s is None else stall_s
     try:
-        watched = psutil.Process(proc.pid)
-    except psutil.NoSuchProcess:
+        watched: psutil.Process | None = psutil.Process(proc.pid)
+    except psutil.NoSuchProcess:  # already gone: communicate() returns at once
         watched = None
     last, since = None, time.monotonic()
     while True:
@@ -115,14 +115,16 @@ def _work_done(p: Any) -> tuple[float, int, int] | None:
     say; None once it is gone)."""
     import psutil
 
+    if p is None:
+        return None
     try:
         cpu = p.cpu_times()
-    except (psutil.Error, AttributeError):
+    except psutil.Error:
         return None
     try:
         io = p.io_counters()
         read, written = io.read_chars, io.write_chars
-    except (psutil.Error, AttributeError):
+    except (psutil.Error, AttributeError):  # AttributeError: a platform without per-process IO counters
         read = written = 0
     return (cpu.user + cpu.system, read, written)
 

@@ -206,9 +206,6 @@ def order(models: dict[str, Model]) -> list[Model]:
     return done
 
 
-_LAKE_CALL = re.compile(r"lake\(\s*['\"]([A-Za-z0-9_]+)['\"]")
-
-
 def upstream(models: dict[str, Model], name: str) -> set[str]:
     """`name` and every model it reads, directly or through others: all a build of `name` needs."""
     need, todo = set(), [name]
@@ -221,8 +218,11 @@ def upstream(models: dict[str, Model], name: str) -> set[str]:
 
 
 def lake_sources(models: dict[str, Model], names: Iterable[str]) -> set[str]:
-    """The lake sources (`lake('<source>', …)` calls) that the models `names` read."""
-    return {s for n in names for s in _LAKE_CALL.findall(models[n].source)}
+    """The lake sources that the models `names` read: their `lake('<source>', …)` calls, as rendering makes them."""
+    found: set[str] = set()
+    for n in names:
+        render_model(models[n].source, lambda source, table: found.add(source) or "")
+    return found
 
 
 def run(con: duckdb.DuckDBPyConnection, lake_root: Path, sql_dir: Path = SQL_DIR,
