@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from warehouse.core.errors import Code, KnowledgeError
 from warehouse.core.paths import private_dir
+from warehouse.core.yaml_load import safe_load as yaml_safe_load
 
 SECTION = "agent-knowledge"
 ENV_PREFIX = "AKW_"
@@ -264,14 +265,14 @@ class Settings(_Strict):
         data: dict[str, Any] = {}
         if config_file.exists():
             try:
-                raw = yaml.safe_load(config_file.read_text(encoding="utf-8")) or {}
+                raw = yaml_safe_load(config_file.read_text(encoding="utf-8")) or {}
             except yaml.YAMLError as e:
                 raise KnowledgeError(Code.CONFIG_INVALID, f"{config_file.name}: not valid YAML ({e})") from e
             if not isinstance(raw, dict):
                 raise KnowledgeError(Code.CONFIG_INVALID, f"{config_file.name}: top level must be a mapping")
             data = raw.get(SECTION, {}) or {}
         for key, value in _env_overrides(os.environ if env is None else env).items():
-            _set_path(data, key.split("."), yaml.safe_load(value))
+            _set_path(data, key.split("."), yaml_safe_load(value))
         principal = (os.environ if env is None else env).get(PRINCIPAL_ENV)
         if principal is not None:  # the caller's identity: the environment wins over the file
             _set_path(data, ["access", "principal"], principal)
@@ -292,7 +293,7 @@ class Settings(_Strict):
         _check_known_key(parts)
         data = self.model_dump()
         try:
-            value = yaml.safe_load(raw_value)
+            value = yaml_safe_load(raw_value)
         except yaml.YAMLError as e:
             raise KnowledgeError(Code.CONFIG_INVALID, f"{dotted_key}: value is not valid YAML", key=dotted_key) from e
         except (RecursionError, ValueError):  # 5,000 nested brackets; a number of 5,000 digits

@@ -13,8 +13,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from warehouse.core.yaml_load import safe_load as yaml_safe_load
 
 SCHEMA = "akw.golden/v1"
 KINDS = ("uj1_who", "uj2_skill", "uj4_knowledge", "find_code", "identifier", "filter", "empty", "real_skill",
@@ -156,7 +157,7 @@ def load_golden(path: Path) -> GoldenSet:
         raise ValueError(f"{path}: no golden files")
     queries: list[Any] = []
     for f in files:
-        data = yaml.safe_load(Path(f).read_text(encoding="utf-8"))
+        data = yaml_safe_load(Path(f).read_text(encoding="utf-8"))
         queries += _validated(f, data).queries
     return _validated(path, {"schema": SCHEMA, "queries": queries})
 

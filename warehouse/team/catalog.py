@@ -148,20 +148,26 @@ def ensure_meta(con: duckdb.DuckDBPyConnection) -> str:
         if bronze_schema(con) is None:  # a lake made before the version was recorded is version 1
             con.execute(f"INSERT INTO {META} VALUES ('bronze_schema', ?)", [BRONZE_SCHEMA])
 
-    if not has_table(con, "ak_team_meta") or lake_id(con) is None or bronze_schema(con) is None:
+    meta = _meta_values(con)
+    if meta.get("lake_id") is None or meta.get("bronze_schema") is None:
         transaction(con, body)
-    check_schema(con)
-    lid = lake_id(con)
+        meta = _meta_values(con)
+    _refuse_other_schema(meta.get("bronze_schema"))
+    lid = meta.get("lake_id")
     assert lid is not None
     return lid
 
 
+def _meta_values(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """The catalog's `ak_team_meta` as key -> value (empty before `team init` made it), in two catalog queries."""
+    if not has_table(con, "ak_team_meta"):
+        return {}
+    return dict(con.execute(f"SELECT key, min(value) FROM {META} GROUP BY key").fetchall())
+
+
 def _meta(con: duckdb.DuckDBPyConnection, key: str) -> str | None:
     """One value of the catalog's `ak_team_meta` (None before `team init` made it)."""
-    if not has_table(con, "ak_team_meta"):
-        return None
-    row = con.execute(f"SELECT min(value) FROM {META} WHERE key = ?", [key]).fetchone()
-    return row[0] if row else None
+    return _meta_values(con).get(key)
 
 
 def bronze_schema(con: duckdb.DuckDBPyConnection) -> str | None:
@@ -170,7 +176,10 @@ def bronze_schema(con: duckdb.DuckDBPyConnection) -> str | None:
 
 def check_schema(con: duckdb.DuckDBPyConnection) -> None:
     """A lake written with another bronze schema is refused before anything is read or written."""
-    found = bronze_schema(con)
+    _refuse_other_schema(bronze_schema(con))
+
+
+def _refuse_other_schema(found: str | None) -> None:
     if found is not None and found != BRONZE_SCHEMA:
         raise KnowledgeError(Code.SOURCE_SCHEMA_UNSUPPORTED, f"the team lake holds bronze schema {found}; this "
                              f"version of akw reads and writes {BRONZE_SCHEMA}: run one version on every machine",
@@ -178,8 +187,13 @@ def check_schema(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    return con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = ? AND table_name = ?",
-                       [ALIAS, name]).fetchone()[0] > 0
+    return name in table_names(con)
+
+
+def table_names(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """The lake's tables, in one catalog query (each query reaches the PostgreSQL catalog: ~8 ms)."""
+    return {name for (name,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = ?",
+                                            [ALIAS]).fetchall()}
 
 
 def lake_id(con: duckdb.DuckDBPyConnection) -> str | None:

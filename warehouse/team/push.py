@@ -79,7 +79,8 @@ def source_state_frame(state_dir: Path) -> pl.DataFrame:
 
 
 def _ensure_tables(con: duckdb.DuckDBPyConnection, tables: dict[tuple[str, str], Path]) -> None:
-    missing = {k: p for k, p in tables.items() if not catalog.has_table(con, catalog.data_table(*k))}
+    have = catalog.table_names(con)
+    missing = {k: p for k, p in tables.items() if catalog.data_table(*k) not in have}
     if not missing:
         return
 

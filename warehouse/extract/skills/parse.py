@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from warehouse.core.yaml_load import safe_load as yaml_safe_load
+
 KNOWN_KEYS = ("name", "description", "whenToUse", "metadata", "disable-model-invocation",
               "user-invocable", "license", "allowed-tools")
 _DELIM = re.compile(r"^---[ \t]*$")
@@ -115,7 +117,7 @@ def parse_skill_md(raw: bytes) -> ParsedSkill:
     fm: Any = {}
     if fm_text is not None:
         try:
-            fm = yaml.safe_load(fm_text)
+            fm = yaml_safe_load(fm_text)
         except yaml.YAMLError as e:
             mark = getattr(e, "problem_mark", None)
             where = f" at line {mark.line + 2}" if mark is not None else ""
