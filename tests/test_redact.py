@@ -232,3 +232,25 @@ def test_a_url_password_goes_whoever_the_user(pii: bool) -> None:
 def test_issue25_rules_keep_what_real_work_holds(text: str) -> None:
     assert redact(text) == text
     assert redact_frame(pl.DataFrame({"t": [text] * 100}))["t"][0] == text
+
+
+def test_a_frame_redacts_each_hit_in_its_own_row_and_column() -> None:
+    """The pre-filter runs once over all string columns stacked: every hit goes back to its own cell,
+    beside nulls, a column without hits, other types and a column with more hits than the Python path takes."""
+    texts = [t for t, _ in SECRETS]
+    n = len(texts)
+    bulk = [texts[i % n] if i % 3 else "plain words" for i in range(3 * n + 60)]  # > PY_MAX_HITS hits
+    rows = len(bulk)
+    df = pl.DataFrame({
+        "id": [f"id-{i}" for i in range(rows)],
+        "n": list(range(rows)),
+        "a": [texts[i % n] if i % 4 == 1 else (None if i % 4 == 2 else "nothing here") for i in range(rows)],
+        "b": [None] * rows,
+        "c": [texts[(i * 7) % n] if i % 5 == 0 else "keep me" for i in range(rows)],
+        "bulk": bulk,
+    }, schema_overrides={"b": pl.String})
+    out = redact_frame(df)
+    assert out.columns == df.columns and out["n"].to_list() == df["n"].to_list()
+    for col in ("id", "a", "b", "c", "bulk"):
+        assert out[col].to_list() == [redact(v) for v in df[col].to_list()], col
+    assert any(v != w for v, w in zip(out["a"].to_list(), df["a"].to_list(), strict=True))  # it did redact

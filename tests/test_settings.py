@@ -79,3 +79,16 @@ def test_cli_config_set_bad_key_writes_nothing(tmp_path: Path) -> None:
     assert doc["errors"][0]["code"] == "KNOWLEDGE_CONFIG_INVALID"
     assert doc["errors"][0]["key"] == "schedule.timez"
     assert not (home / "config.yaml").exists()
+
+
+def test_yaml_is_read_with_a_safe_loader() -> None:
+    """Config values, SKILL.md front matter and golden sets go through libyaml's safe loader when PyYAML has it,
+    and no loader there builds a Python object from a tag."""
+    import yaml
+
+    from warehouse.core import yaml_load
+
+    assert yaml_load._LOADER is (yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader)
+    assert yaml_load.safe_load("a: [1, two]\nb: {c: true}") == {"a": [1, "two"], "b": {"c": True}}
+    with pytest.raises(yaml.YAMLError):
+        yaml_load.safe_load("!!python/object/apply:os.system ['echo owned']")
