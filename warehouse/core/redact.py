@@ -232,7 +232,7 @@ def redact_expr(col: pl.Expr, pii: bool = True) -> pl.Expr:
 def _hinted(df: pl.DataFrame, names: list[str]) -> dict[str, list[int]]:
     """The rows of each string column whose value hits the pre-filter: one Rust regex pass over all the
     frame's string columns stacked. Python's `re` runs this alternation ~17x slower per character, and a
-    polars call per column paid its fixed cost ~12 times per unit written (~40% of a cold extract)."""
+    polars call per column paid its fixed cost ~12 times per unit written (about half of a cold extract)."""
     import polars as pl
 
     stacked = pl.concat([df.get_column(n) for n in names]) if len(names) > 1 else df.get_column(names[0])
