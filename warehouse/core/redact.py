@@ -192,11 +192,12 @@ def redact(text: str | None, pii: bool = True) -> str | None:
     """Redact one string (errors, log lines, cards, whole files, column values that hit the pre-filter)."""
     if not text or not _HINT.search(text):
         return text
-    return _redact_hinted(text, pii)
+    return redact_hinted(text, pii)
 
 
-def _redact_hinted(text: str, pii: bool) -> str:
-    """`redact` of a value already known to hit the pre-filter (redact_frame found it in one Rust pass)."""
+def redact_hinted(text: str, pii: bool = True) -> str:
+    """`redact` of a value already known to hit the pre-filter `HINT` (found by one polars pass over a column,
+    as redact_frame and the quality scan find it), without scanning it for the hint again."""
     py_only = _PY_ONLY.search(text) is not None
     if py_only and "-----" in text:
         for rx in _PEM:
@@ -249,12 +250,12 @@ def _redact_rows(s: pl.Series, rows: list[int], pii: bool) -> pl.Series:
     idx = pl.Series("idx", rows, dtype=pl.UInt32)
     hits = s.gather(idx)
     if hits.len() <= PY_MAX_HITS:  # a few strings: precompiled Python regexes beat compiling 20 Rust ones
-        return s.scatter(idx, [_redact_hinted(v, pii) for v in hits.to_list()])
+        return s.scatter(idx, [redact_hinted(v, pii) for v in hits.to_list()])
     out = hits.to_frame("v").select(redact_expr(pl.col("v"), pii))["v"]
     py = hits.str.contains(PY_ONLY_HINT).fill_null(False)
     if py.any():
         py_idx = py.arg_true()
-        out = out.scatter(py_idx, [redact(v, pii) for v in hits.gather(py_idx).to_list()])
+        out = out.scatter(py_idx, [redact_hinted(v, pii) for v in hits.gather(py_idx).to_list()])
     return s.scatter(idx, out)
 
 

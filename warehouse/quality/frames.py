@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from warehouse.core import db, literals
-from warehouse.core.redact import HINT, mark, redact
+from warehouse.core.redact import HINT, mark, redact_hinted
 from warehouse.core.sqlfiles import query_sql, render
 from warehouse.home import generation
 
@@ -22,15 +22,16 @@ MARKER = re.compile(re.escape(mark("KIND")).replace("KIND", r"[a-z_\-]+"))  # th
 
 
 def _clean(value: str) -> bool:
-    again = redact(value)
-    return again == value or MARKER.sub("[R]", again or "") == MARKER.sub("[R]", value)
+    """Whether redacting a value that hits the pre-filter again changes nothing but its markers' kinds."""
+    again = redact_hinted(value)
+    return again == value or MARKER.sub("[R]", again) == MARKER.sub("[R]", value)
 
 
 def _clean_flags(values: list[str]) -> list[bool]:
     """`_clean` of each value. Redaction leaves a value without its pre-filter's hint (`HINT`) as it is, so only
     the hinted values are redacted again; the hint is found by one vectorised regex pass over the column (the
-    same pattern, as the lake writer's redaction finds it in long columns), not value by value in Python (half
-    the time on a small home)."""
+    same pattern, as the lake writer's redaction finds it), not value by value in Python (half the time on a
+    small home)."""
     import polars as pl
 
     hinted = pl.Series(values, dtype=pl.String).str.contains(HINT).fill_null(False).to_list()
