@@ -18,6 +18,8 @@ def test_installed_package_runs_the_demo_outside_the_repository(tmp_path: Path) 
     installed_sql = sorted(p.name for p in (site / "warehouse" / "sql").iterdir() if p.name != "__pycache__")
     assert installed_sql == ["__init__.py", "build", "models", "queries"]
     assert (site / "akw_fixtures" / "catalogue.py").is_file()
+    # the shipped word lists search reads (common English words, the Russian → English lexicon)
+    assert {p.name for p in (site / "warehouse" / "search" / "data").iterdir()} >= {"common_en.txt", "ru_en.tsv"}
     run = tmp_path / "elsewhere"
     run.mkdir()
     env = {**os.environ, "PYTHONPATH": str(site)}

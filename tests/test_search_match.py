@@ -69,6 +69,21 @@ def test_across_languages_meaning_decides_and_words_do_not() -> None:
     assert match.judge(row, low, ident, {"=warmup": 2, "warmup": 2}, [], index_cyrillic=0.0).level == "strong"
 
 
+def test_russian_words_the_lexicon_translated_are_evidence_like_english_ones() -> None:
+    """"где чинили поиск золотым сечением …": the words' translations (search/translation.py) matched, so the
+    lexical side bridged the language gap and the answer is judged as an English question's would be."""
+    groups = [["поиск", "search"], ["золот", "gold", "golden"], ["сечен"]]
+    df = {"search": 12, "golden": 2, "section": 4}
+    row = [_row("episodes", 1, 0.62)]
+    low = {("episodes", 1): 0.25}  # meaning alone does not bridge it (USE v3, Russian → English)
+    assert match.judge(row, low, groups, df, [], index_cyrillic=0.0).level == "strong"
+    off = match.judge(row, None, groups, df, [], index_cyrillic=0.0)  # semantic off: strong too, and the
+    assert (off.level, off.across) == ("strong", True)  # verdict still says the question is across languages
+    # the same words untranslated: only meaning could answer, and it does not
+    bare = [[g[0]] for g in groups]
+    assert match.judge(row, low, bare, df, [], index_cyrillic=0.0).level == "none"
+
+
 def test_unknown_names_are_unseen_latin_words_that_are_no_english_word() -> None:
     terms = {"which": ("which",), "agent": ("agent",), "fixed": ("fix",), "memory": ("memori",),
              "leak": ("leak",), "numpy": ("numpi",), "fft": ("fft",), "module": ("modul",)}

@@ -21,9 +21,15 @@ _WORD = re.compile(r"[a-z]{3,}")
 
 
 @cache
-def common_en() -> frozenset[str]:
+def common_en_ranked() -> list[str]:
+    """The list's words, most frequent first."""
     lines = LIST.read_text(encoding="utf-8").splitlines()
-    return frozenset(w for w in lines if w and not w.startswith("#"))
+    return [w for w in lines if w and not w.startswith("#")]
+
+
+@cache
+def common_en() -> frozenset[str]:
+    return frozenset(common_en_ranked())
 
 
 def common_query_words(query: str) -> list[str]:

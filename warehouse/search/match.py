@@ -69,7 +69,8 @@ def judge(items: Sequence[tuple], similarity: Mapping[tuple[str, int], float] | 
     query's word `groups` with their document frequencies `df`, its unknown `names` and the share of the
     index's postings that are Cyrillic (`read_index_cyrillic`)."""
     gap = index_cyrillic < CYRILLIC_INDEX_SHARE and asks_across(groups, df)
-    across = gap and not names_known_identifier(groups, df)  # a known identifier is evidence in any language
+    # a known identifier is evidence in any language; so are words the lexicon translated (synonyms.expand)
+    across = gap and not names_known_identifier(groups, df) and asks_across(groups, df, translated=True)
     if not items:
         return Match("none", "match.nothing", None if similarity is None else 0.0, 0.0, tuple(names), gap)
     cov = max((float(r[5]) for r in items if r[5] is not None), default=0.0)
@@ -105,12 +106,14 @@ def read_index_cyrillic(con: duckdb.DuckDBPyConnection) -> float:
         return cyrillic_share(con)
 
 
-def asks_across(groups: Sequence[Sequence[str]], df: Mapping[str, int]) -> bool:
+def asks_across(groups: Sequence[Sequence[str]], df: Mapping[str, int], translated: bool = False) -> bool:
     """A question in Russian that the index's words do not answer: of the query's own Cyrillic words
-    (equivalents and identifiers aside) the index knows under ACROSS_KNOWN_SHARE (`judge` asks this only
-    of an index with almost no Cyrillic text)."""
-    heads = [g[0] for g in groups if not g[0].startswith("=") and _CYRILLIC.search(g[0])]
-    return len(heads) >= 1 and sum(h in df for h in heads) < ACROSS_KNOWN_SHARE * len(heads)
+    (identifiers aside) the index knows under ACROSS_KNOWN_SHARE (`judge` asks this only of an index with
+    almost no Cyrillic text). `translated`: a word counts as known when one of its equivalents or
+    translations is (the lexical side then bridges the gap); otherwise only the word itself counts."""
+    heads = [g for g in groups if not g[0].startswith("=") and _CYRILLIC.search(g[0])]
+    known = sum(any(t in df for t in g) if translated else g[0] in df for g in heads)
+    return len(heads) >= 1 and known < ACROSS_KNOWN_SHARE * len(heads)
 
 
 def names_known_identifier(groups: Sequence[Sequence[str]], df: Mapping[str, int]) -> bool:

@@ -5,7 +5,9 @@ paraphrase (`перенос` for a migration, `забился диск` for a fu
 expanded with the terms of its listed equivalents; a *group* (a term and its equivalents)
 counts as matched when any of its terms matches, so expansion never lowers coverage.
 Keys and values are plain words (or stems); both go through the index's own tokenizer macro,
-so the table matches whatever stems the index uses. Deterministic, local, no model.
+so the table matches whatever stems the index uses. Deterministic, local, no model. A Russian word
+that neither the index nor this table knows gets the English terms of the shipped lexicon
+(search/translation.py), so a Russian question can find English work lexically.
 
 Generic work words (`GENERIC`: fix, error, code, retry, кто-то чинил, ошибка …) say that work
 was done, not what it was about: "Retrying with a fix." matches "кто чинил mysql" as well as any
@@ -24,7 +26,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from warehouse.search import lexical
+from warehouse.search import lexical, translation
 
 # word or stem -> equivalent words in the other language, or a paraphrase
 EQUIV: dict[str, str] = {
@@ -176,4 +178,31 @@ def expand(con: duckdb.DuckDBPyConnection, query: str, terms: list[str] | None =
             if term not in all_terms:
                 all_terms.append(term)
     found = lookup(all_terms) if lookup is not None else lexical.lookup(con, all_terms)
+    added = _translate_unknown(groups, {t for t, _, _ in found}, all_terms)
+    if added:
+        found = [*found, *(lookup(added) if lookup is not None else lexical.lookup(con, added))]
     return Expansion(all_terms, found, groups, generic)
+
+
+_CYRILLIC = re.compile("[\u0400-\u04ff]")
+_LATIN = re.compile("[a-z]")
+
+
+def _translate_unknown(groups: list[list[str]], known: set[str], all_terms: list[str]) -> list[str]:
+    """Give each Cyrillic group that has no known term the English terms of translation.lexicon(), in place;
+    returns the terms it added. Nothing when the query names a Latin-script thing the index does not know:
+    "кто добавлял поддержку Windsurf …" is about Windsurf, and its translated frame ("add", "support") would
+    answer it with work about something else."""
+    if any(_LATIN.search(g[0]) and not _CYRILLIC.search(g[0]) and not any(t in known for t in g) for g in groups):
+        return []
+    table, added = translation.lexicon(), []
+    for group in groups:
+        if group[0].startswith("=") or not _CYRILLIC.search(group[0]) or any(t in known for t in group):
+            continue
+        for term in table.get(group[0], ()):
+            if term not in group:
+                group.append(term)
+            if term not in all_terms:
+                all_terms.append(term)
+                added.append(term)
+    return added

@@ -1,0 +1,94 @@
+"""Russian words → English index terms: a shipped lexicon that lets the lexical lanes cross the language gap.
+
+A Russian question about English work shares no words with it, so its lexical coverage was ~0 and only the
+semantic lane (when on) could answer: on the real transcripts 33 of 55 Russian questions came back empty with
+semantic off, 7 with it on. The hand-kept table `synonyms.EQUIV` covers a few hundred work words; this lexicon
+covers the Russian word list of pyspellchecker (~19k forms of 4+ letters, ~5.5k index terms once stemmed):
+each form is paired with the most similar of the 10,000 common English words (`data/common_en.txt`) by the
+cosine of their multilingual USE v3 vectors (`core/embed.py`), kept when at least `MIN_SIMILARITY`, at most
+`PER_TERM` per term. It is computed once and shipped as `data/ru_en.tsv` (`python -m
+warehouse.search.translation` writes it again), so no search process loads a model or a dictionary for it,
+and it works with semantic off.
+
+`synonyms.expand` adds a term's translations only to a Cyrillic word the index does not know (a Russian index
+keeps its own words) and only when the question names nothing unknown in Latin letters (`Windsurf`): a
+question about an absent named thing stays unanswered rather than answered by its translated frame words.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+LEXICON = Path(__file__).with_name("data") / "ru_en.tsv"
+MIN_SIMILARITY = 0.75  # below it a nearest English word is as often wrong as right (ноль → "lest" is 0.83)
+PER_TERM = 2  # English terms per Russian term: a word's two senses or two spellings (key → key, keys)
+MIN_LETTERS = 4  # shorter Russian words are mostly function words the tokenizer drops anyway
+_RU_WORD = re.compile(f"[а-яё]{{{MIN_LETTERS},}}")
+
+
+@cache
+def lexicon() -> dict[str, tuple[str, ...]]:
+    """Russian index term -> its English index terms (tab-separated file: term, English terms, an example word)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for line in LEXICON.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            term, english, _example = line.split("\t")
+            out[term] = tuple(english.split())
+    return out
+
+
+def write_lexicon(path: Path = LEXICON) -> int:
+    """Compute the lexicon again (needs the [semantic] extra for the model); returns the number of terms.
+
+    Deterministic for one model and one word list: the words are taken most frequent first (ties by
+    spelling), similarities are exact float32 cosines, and ties of English terms go by spelling."""
+    import numpy as np
+    from spellchecker import SpellChecker
+
+    from warehouse.core import db, embed
+    from warehouse.core.tokenizer import install_tokenizer
+    from warehouse.search import lexical
+    from warehouse.search.common_words import common_en_ranked
+
+    freq = SpellChecker(language="ru").word_frequency.dictionary
+    russian = [w for w, _ in sorted(freq.items(), key=lambda kv: (-kv[1], kv[0])) if _RU_WORD.fullmatch(w)]
+    english = common_en_ranked()
+    con = db.connect()
+    install_tokenizer(con)
+    ru_terms, en_terms = lexical.tokenize_many(con, russian), lexical.tokenize_many(con, english)
+    con.close()
+
+    def unit(texts: list[str]) -> np.ndarray:
+        vecs = np.asarray(embed.embed_each(texts), dtype=np.float32)
+        return vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+
+    ru_vecs, en_vecs = unit(russian), unit(english)
+    best: dict[str, dict[str, float]] = {}
+    example: dict[str, str] = {}
+    for start in range(0, len(russian), 2000):
+        sims = ru_vecs[start:start + 2000] @ en_vecs.T
+        for row, sim in enumerate(sims):
+            word = russian[start + row]
+            for k in np.argsort(-sim, kind="stable")[:PER_TERM]:
+                if sim[k] < MIN_SIMILARITY:
+                    break
+                for term in ru_terms[start + row]:
+                    example.setdefault(term, word)
+                    for en in en_terms[k]:
+                        have = best.setdefault(term, {})
+                        have[en] = max(have.get(en, 0.0), float(sim[k]))
+    lines = [f"{term}\t{' '.join(sorted(ens, key=lambda e: (-ens[e], e))[:PER_TERM])}\t{example[term]}"
+             for term, ens in sorted(best.items())]
+    head = (f"# Russian index term -> English index terms, example word. {len(lines):,} terms from pyspellchecker's "
+            f"Russian word list ({len(russian):,} words of {MIN_LETTERS}+ letters)\n# x data/common_en.txt by the "
+            f"cosine of USE v3 vectors >= {MIN_SIMILARITY}, at most {PER_TERM} per term (ADR 0003 \"Translated "
+            "words\"). Regenerate: python -m warehouse.search.translation\n")
+    path.write_text(head + "\n".join(lines) + "\n", encoding="utf-8")
+    lexicon.cache_clear()
+    return len(lines)
+
+
+if __name__ == "__main__":
+    print(write_lexicon())
