@@ -279,6 +279,20 @@ def test_daemon_sigterm_mid_run_finishes_it_and_exits_cleanly(src: Path, tmp_pat
     assert all(" akw daemon: " in line for line in log.splitlines() if line.strip())
 
 
+@pytest.mark.parametrize(("raised", "code"), [("RunAbandoned", 0), ("KeyboardInterrupt", -signal.SIGINT)])
+def test_an_abandoned_run_inside_exec_still_exits_cleanly(tmp_path: Path, raised: str, code: int) -> None:
+    """The second signal can land while the run executes a string (dataclasses `exec`s the methods it makes,
+    e.g. while polars imports a module): CPython then marks an exact KeyboardInterrupt "unhandled", and a
+    `python -m` process that caught it and exited 0 dies by SIGINT (seen once in CI). The daemon's own
+    subclass is caught the same and leaves a clean exit; the plain one shows the mechanism."""
+    (tmp_path / "abandon_probe.py").write_text(
+        "import sys\nfrom warehouse.daemon import RunAbandoned\n"
+        f"try:\n    exec('raise {raised}')\nexcept KeyboardInterrupt:\n    pass\nsys.exit(0)\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "abandon_probe"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == code, done.stderr
+
+
 def test_daemon_second_sigterm_abandons_the_run_safely(src: Path, tmp_path: Path) -> None:
     wh = _home(src, tmp_path / "home")
     wh.reindex()

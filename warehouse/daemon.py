@@ -26,6 +26,13 @@ from warehouse.home.schedule import next_runs
 Log = Callable[[str], None]
 
 
+class RunAbandoned(KeyboardInterrupt):
+    """The second signal's interrupt: a KeyboardInterrupt to everything that cleans up after one (reindex's
+    cancellation path), but not of that exact type. CPython notes an exact KeyboardInterrupt that leaves an
+    `exec` of a string (dataclasses builds methods so, e.g. while polars imports a module mid-run) as
+    "unhandled" and, run as `python -m`, ends the process with SIGINT after a clean `exit(0)`."""
+
+
 def _summary(doc: dict[str, Any]) -> str:
     run = doc.get("run") or {}
     parts = [f"reason={doc.get('reason')}"]
@@ -51,7 +58,7 @@ def run_daemon(open_warehouse: Callable[[], Warehouse], log: Log, tick_s: float 
         name = signal.Signals(signum).name
         if running and stopping:
             log(f"{name} again: abandoning the current run")
-            raise KeyboardInterrupt
+            raise RunAbandoned
         log(f"{name}: stopping" + (" after the current run (signal again to abandon it)" if running else ""))
         stopping = True
 
