@@ -64,3 +64,24 @@ def test_a_russian_question_finds_english_only_work_with_semantic_off(home24: Bu
     d = q(wh, "кто убирал невидимую метку в начале файлов и лишние символы в конце строк?", limit=5)
     top = [i["session_id"] for i in d["lanes"]["episodes"]["items"][:3]]
     assert d["found"] and want & set(top), d["match"]
+
+
+def test_a_loanword_is_spelled_in_latin_letters_every_plausible_way() -> None:
+    assert "transact" in translation.spellings("транзакц")  # з → s, к → c, ц → t
+    assert "prefix" in translation.spellings("префикс")  # кс → x
+    assert "endpoint" in translation.spellings("эндпоинт")
+    assert len(translation.spellings("щщщщщщщщщщщщ")) <= 64  # bounded however ambiguous the stem
+
+
+def test_loanwords_find_the_index_terms_they_spell_and_nothing_else(con: Any) -> None:
+    con.execute("CREATE OR REPLACE TEMP TABLE fts_vocab AS SELECT unnest(['chat', 'model', 'modeladmincheck', "
+                "'replic', 'replica', 'tetra', 'transact']) AS term ORDER BY term")
+    got = translation.loanword_terms(con, ["репликац", "транзакц", "модел", "тетрис", "чат"])
+    # a stem spells a term nearly whole (`replic` of `репликац`), never a longer compound (`modeladmincheck`);
+    # a topic the index lacks finds nothing (`tetra` is not `tetris`), and a short stem is not tried (`чат`)
+    assert got == {"репликац": ["replic", "replica"], "транзакц": ["transact"], "модел": ["model"]}
+    g = {g[0]: g for g in synonyms.expand(con, "где чинили транзакции", lookup=lambda terms: [
+        (t, i, 1) for i, t in enumerate(terms) if t in {"transact"}]).groups}
+    assert g["транзакц"] == ["транзакц", "transact"]
+    con.execute("DROP TABLE fts_vocab")
+    assert translation.loanword_terms(con, ["репликац"]) == {}  # the tokenizer alone: no vocabulary, no loanwords

@@ -64,3 +64,18 @@ def test_memo_is_bounded(con) -> None:
     long_chunk = "https://example.org/" + "a" * 100
     assert memo.tokens(con, f"certbot {long_chunk}") == lexical.tokenize(con, f"certbot {long_chunk}")
     assert "certbot" in memo._chunk_terms and long_chunk not in memo._chunk_terms
+
+
+def test_loanwords_are_memoized_like_the_vocabulary(con) -> None:
+    """The memo answers as translation.loanword_terms, and a stem it has seen is not looked up again."""
+    from warehouse.search import translation
+
+    memo = TermCache()
+    want = translation.loanword_terms(con, ["сертификат", "тетрис"])
+    assert memo.loanwords(con, ["сертификат", "тетрис"]) == want  # (`certbot`: no certificate in this vocabulary)
+    con.execute("CREATE TEMP TABLE fts_vocab AS SELECT 'certificat' AS term")  # shadows the vocabulary for this session
+    try:
+        assert translation.loanword_terms(con, ["сертификат"]) == {"сертификат": ["certificat"]}
+        assert memo.loanwords(con, ["сертификат", "тетрис"]) == want  # seen: answered from the memo
+    finally:
+        con.execute("DROP TABLE temp.fts_vocab")

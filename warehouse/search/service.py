@@ -239,7 +239,8 @@ class SearchEngine:
         memo: TermCache = self._local.terms
         sess = self._local.sess  # the session cursor: its temp tables and prepared statements
         exp = synonyms.expand(cur, req.query, terms=memo.tokens(sess, req.query),
-                              lookup=lambda terms: memo.lookup(cur, terms))
+                              lookup=lambda terms: memo.lookup(cur, terms),
+                              loanwords=lambda stems: memo.loanwords(cur, stems))
         known = self._workspaces if view is None else view.workspaces(self._workspaces)
         ws = known.resolve(list(req.filters.workspaces))  # ids, paths, folder names, titles
         con = self._local.con

@@ -159,10 +159,11 @@ def _generic_in(terms: list[str]) -> list[str]:
 
 
 def expand(con: duckdb.DuckDBPyConnection, query: str, terms: list[str] | None = None,
-           lookup: Callable[[list[str]], list[tuple[str, int, int]]] | None = None) -> Expansion:
+           lookup: Callable[[list[str]], list[tuple[str, int, int]]] | None = None,
+           loanwords: Callable[[list[str]], dict[str, list[str]]] | None = None) -> Expansion:
     """Tokenize the query like the index does (or take its `terms`), add the terms of listed
     equivalents, and look them all up in the vocabulary at once (`lookup`: a memoizing
-    replacement for `lexical.lookup` on `con`)."""
+    replacement for `lexical.lookup` on `con`; `loanwords`: for `translation.loanword_terms`)."""
     terms = lexical.tokenize(con, query) if terms is None else terms
     table = _term_map(con)
     generic = _generic_in(terms)
@@ -178,7 +179,8 @@ def expand(con: duckdb.DuckDBPyConnection, query: str, terms: list[str] | None =
             if term not in all_terms:
                 all_terms.append(term)
     found = lookup(all_terms) if lookup is not None else lexical.lookup(con, all_terms)
-    added = _translate_unknown(groups, {t for t, _, _ in found}, all_terms)
+    spell = loanwords if loanwords is not None else (lambda stems: translation.loanword_terms(con, stems))
+    added = _translate_unknown(spell, groups, {t for t, _, _ in found}, all_terms)
     if added:
         found = [*found, *(lookup(added) if lookup is not None else lexical.lookup(con, added))]
     return Expansion(all_terms, found, groups, generic)
@@ -188,18 +190,22 @@ _CYRILLIC = re.compile("[\u0400-\u04ff]")
 _LATIN = re.compile("[a-z]")
 
 
-def _translate_unknown(groups: list[list[str]], known: set[str], all_terms: list[str]) -> list[str]:
-    """Give each Cyrillic group that has no known term the English terms of translation.lexicon(), in place;
-    returns the terms it added. Nothing when the query names a Latin-script thing the index does not know:
-    "кто добавлял поддержку Windsurf …" is about Windsurf, and its translated frame ("add", "support") would
-    answer it with work about something else."""
+def _translate_unknown(loanwords: Callable[[list[str]], dict[str, list[str]]], groups: list[list[str]],
+                       known: set[str], all_terms: list[str]) -> list[str]:
+    """Give each Cyrillic group that has no known term the English terms of translation.lexicon(), or else the
+    index terms it spells as a loanword (translation.loanword_terms), in place; returns the terms it added.
+    Nothing when the query names a Latin-script thing the index does not know: "кто добавлял поддержку Windsurf
+    …" is about Windsurf, and its translated frame ("add", "support") would answer it with work about something
+    else."""
     if any(_LATIN.search(g[0]) and not _CYRILLIC.search(g[0]) and not any(t in known for t in g) for g in groups):
         return []
-    table, added = translation.lexicon(), []
-    for group in groups:
-        if group[0].startswith("=") or not _CYRILLIC.search(group[0]) or any(t in known for t in group):
-            continue
-        for term in table.get(group[0], ()):
+    unknown = [g for g in groups
+               if not g[0].startswith("=") and _CYRILLIC.search(g[0]) and not any(t in known for t in g)]
+    table = translation.lexicon()
+    loans = loanwords([g[0] for g in unknown if g[0] not in table]) if unknown else {}
+    added: list[str] = []
+    for group in unknown:
+        for term in table.get(group[0]) or loans.get(group[0], ()):
             if term not in group:
                 group.append(term)
             if term not in all_terms:

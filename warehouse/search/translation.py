@@ -10,6 +10,13 @@ cosine of their multilingual USE v3 vectors (`core/embed.py`), kept when at leas
 warehouse.search.translation` writes it again), so no search process loads a model or a dictionary for it,
 and it works with semantic off.
 
+Loanwords. The word list is conversational: `репликация`, `транзакция`, `сериализация`, `эндпоинт` are not on
+it, and they are what Russian questions about code are made of. They are English words spelled in Cyrillic, so
+`loanword_terms` spells a Russian stem in Latin letters every plausible way (`ц` → c/t/ts, `к` → k/c, `и` → i/y,
+`кс` → x …) and takes the index terms that one spelling begins with, or that begin with it, nearly whole:
+`репликац` → `replic`, `транзакц` → `transact`, `эндпоинт` → `endpoint`; `тетрис` finds nothing in an index
+without Tetris, and the topic stays absent.
+
 `synonyms.expand` adds a term's translations only to a Cyrillic word the index does not know (a Russian index
 keeps its own words) and only when the question names nothing unknown in Latin letters (`Windsurf`): a
 question about an absent named thing stays unanswered rather than answered by its translated frame words.
@@ -17,15 +24,32 @@ question about an absent named thing stays unanswered rather than answered by it
 
 from __future__ import annotations
 
+import itertools
 import re
 from functools import cache
 from pathlib import Path
+
+import duckdb
+
+from warehouse.core import literals
+from warehouse.core.sqlfiles import render
 
 LEXICON = Path(__file__).with_name("data") / "ru_en.tsv"
 MIN_SIMILARITY = 0.75  # below it a nearest English word is as often wrong as right (ноль → "lest" is 0.83)
 PER_TERM = 2  # English terms per Russian term: a word's two senses or two spellings (key → key, keys)
 MIN_LETTERS = 4  # shorter Russian words are mostly function words the tokenizer drops anyway
 _RU_WORD = re.compile(f"[а-яё]{{{MIN_LETTERS},}}")
+# Latin spellings of Cyrillic letters in English loanwords, the commonest first
+_LATIN_OF = {"а": ("a",), "б": ("b",), "в": ("v", "w"), "г": ("g", "h"), "д": ("d",), "е": ("e",), "ё": ("e",),
+             "ж": ("g", "j", "zh"), "з": ("z", "s"), "и": ("i", "y"), "й": ("y", "i"), "к": ("k", "c"), "л": ("l",),
+             "м": ("m",), "н": ("n",), "о": ("o",), "п": ("p",), "р": ("r",), "с": ("s", "c"), "т": ("t",),
+             "у": ("u", "oo"), "ф": ("f", "ph"), "х": ("h", "ch"), "ц": ("c", "t", "ts"), "ч": ("ch",), "ш": ("sh",),
+             "щ": ("sch",), "ъ": ("",), "ы": ("y", "i"), "ь": ("",), "э": ("e", "a"), "ю": ("u", "yu"),
+             "я": ("ya", "ia", "a")}
+LOANWORD_MIN_STEM = 4  # shorter stems (`чат`, `хук`) spell too many words
+LOANWORD_MIN_TERM = 5  # an index term this long at least: `model`, `patch`, `replic`
+LOANWORD_SLACK = 3  # letters a spelling and its term may differ in length by (endings, `-ation` vs `-ац`)
+_SPELLINGS = 64  # at most this many spellings per stem
 
 
 @cache
@@ -36,6 +60,37 @@ def lexicon() -> dict[str, tuple[str, ...]]:
         if line and not line.startswith("#"):
             term, english, _example = line.split("\t")
             out[term] = tuple(english.split())
+    return out
+
+
+def spellings(stem: str) -> set[str]:
+    """Latin spellings of a Russian stem, as an English loanword would be written (`кс` is `x`)."""
+    parts = [_LATIN_OF.get(c, (c,)) for c in stem.replace("кс", "x")]
+    return {"".join(p) for p in itertools.islice(itertools.product(*parts), _SPELLINGS)}
+
+
+def loanword_terms(con: duckdb.DuckDBPyConnection, stems: list[str]) -> dict[str, list[str]]:
+    """Stem -> the index terms it spells (sorted): a term at least LOANWORD_MIN_TERM long that one spelling
+    begins with, or that begins with one, each within LOANWORD_SLACK letters of the other's length. One
+    statement for all stems; a database without a vocabulary (the tokenizer alone) has none."""
+    spelled = {s: spellings(s) for s in stems if len(s) >= LOANWORD_MIN_STEM}
+    heads = sorted({sp[:4] for sps in spelled.values() for sp in sps if len(sp) >= 4})
+    if not heads:
+        return {}
+    ranges = [render("vocab_range", lo=literals.text(h), hi=literals.text(h[:-1] + chr(ord(h[-1]) + 1)))
+              for h in heads]
+    try:
+        vocab = sorted({t for (t,) in con.execute("\nUNION ALL\n".join(ranges)).fetchall()})
+    except duckdb.CatalogException:
+        return {}
+    out: dict[str, list[str]] = {}
+    for stem, sps in spelled.items():
+        found = [t for t in vocab if len(t) >= LOANWORD_MIN_TERM and any(
+            (sp.startswith(t) and len(t) >= len(sp) - LOANWORD_SLACK)
+            or (t.startswith(sp) and len(sp) >= LOANWORD_MIN_TERM and len(t) <= len(sp) + LOANWORD_SLACK)
+            for sp in sps)]
+        if found:
+            out[stem] = found
     return out
 
 
