@@ -262,6 +262,9 @@ def test_eval_reports_every_slice_with_semantic_off_and_on(subset: Path, tiny: P
     assert sem["modes"] == ["off", "on"] and sem["index_rev"]["off"] == r["index_rev"] != sem["index_rev"]["on"]
     assert set(sem["by_slice"]["synthetic"]) == {"off", "on", "empty"}
     assert sem["by_slice"]["synthetic"]["on"]["n"] == sem["by_slice"]["synthetic"]["off"]["n"] > 0
+    per_lang = sem["by_slice_lang"]["synthetic"]  # each slice per language, both settings
+    assert set(per_lang) <= {"ru", "en"} and all(set(v) == {"off", "on"} for v in per_lang.values())
+    assert sum(v["on"]["n"] for v in per_lang.values()) == sem["by_slice"]["synthetic"]["on"]["n"]
     on = {q["id"]: q for q in sem["queries"]["on"]}
     assert set(on) == {q["id"] for q in r["queries"]}  # the second setting's records, query by query
 

@@ -47,6 +47,19 @@ def print_eval(console: Console, r: dict[str, Any], misses: int = 25) -> None:
                            _fmt(agg.get("ndcg@10")), _fmt(agg.get("zero_result_rate")), _fmt(agg.get("strong_rate")),
                            f"{_fmt(emp.get('false_hit_rate'))} of {emp.get('n', 0)}")
         console.print(st)
+        lt = Table(title="per language: recall@3 / MRR / zero")
+        lt.add_column("slice · language")
+        lt.add_column("n", justify="right")
+        for mode in sem["modes"]:
+            lt.add_column(mode, justify="right")
+        for name, langs in sem.get("by_slice_lang", {}).items():
+            for lang, per in langs.items():
+                cells = [f"{_fmt(a.get('recall@3'))} / {_fmt(a.get('mrr'))} / {_fmt(a.get('zero_result_rate'))}"
+                         for a in (per.get(mode, {}) for mode in sem["modes"])]
+                n = next((str(a.get("n", 0)) for a in per.values()), "0")
+                if n != "0":  # a language with only empty-answer queries in this slice has nothing to score
+                    lt.add_row(f"{name} · {lang}", n, *cells)
+        console.print(lt)
     if s["skipped"]:
         reasons = sorted({q["reason"] for q in r["queries"] if q["status"] == "skipped"})
         console.print(f"[yellow]skipped {s['skipped']}[/yellow]: " + "; ".join(reasons))

@@ -262,7 +262,7 @@ def _run_golden(opener: homes.Opener, cfg: EvalConfig, golden: Any, manifest: di
 
 def semantic_section(runs: dict[str, tuple[Any, ...]]) -> dict[str, Any]:
     """Every slice with semantic off and on, side by side (plus each setting's empty-answer checks)."""
-    out: dict[str, Any] = {"modes": list(runs), "by_slice": {}, "empty": {}, "index_rev": {}}
+    out: dict[str, Any] = {"modes": list(runs), "by_slice": {}, "by_slice_lang": {}, "empty": {}, "index_rev": {}}
     for mode, run in runs.items():
         rev, records = run.rev, run.records
         summary = summarize(records)
@@ -275,6 +275,10 @@ def semantic_section(runs: dict[str, tuple[Any, ...]]) -> dict[str, Any]:
         for name in summary["by_slice"]:
             out["by_slice"][name].setdefault("empty", {})[mode] = aggregate_empty(
                 [r for r in records if r["slice"] == name])
+        # each slice per language: a Russian question about English work is the case the slices exist for
+        for (name, lang) in sorted({(r["slice"], r["lang"]) for r in records}):
+            out["by_slice_lang"].setdefault(name, {}).setdefault(lang, {})[mode] = aggregate(
+                [r for r in records if r["slice"] == name and r["lang"] == lang])
     if len(runs) > 1:
         extra = list(runs)[1]
         out["queries"] = {extra: runs[extra].records}
