@@ -6,6 +6,8 @@ same BM25 parameters, so they live here, on the ground floor, instead of one sta
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 
 from warehouse.core.sqlfiles import build_sql, query_sql
@@ -15,6 +17,7 @@ BM25_B = 0.75
 # An index whose term postings are under this share Cyrillic holds (almost) no Russian text: a Russian question
 # about its work shares no words with it (search/match.py judges it by meaning; status says so with semantic off)
 CYRILLIC_INDEX_SHARE = 0.02
+CYRILLIC = re.compile("[\u0400-\u04ff]")  # a Cyrillic letter: a term or word written (partly) in Russian
 
 
 def install_tokenizer(con: duckdb.DuckDBPyConnection, *, temp: bool = False) -> None:

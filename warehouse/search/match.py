@@ -32,7 +32,7 @@ from typing import Literal, NamedTuple
 
 import duckdb
 
-from warehouse.core.tokenizer import CYRILLIC_INDEX_SHARE, cyrillic_share
+from warehouse.core.tokenizer import CYRILLIC, CYRILLIC_INDEX_SHARE, cyrillic_share
 from warehouse.search.fusion import MIN_BEST_COVERAGE, script_of
 from warehouse.search.vector import VEC_MIN
 
@@ -48,7 +48,6 @@ ACROSS_KNOWN_SHARE = 0.2  # a Cyrillic question whose own words the index knows 
 NAME_COVERAGE = 0.6  # a query naming something unknown: an item matching this much of it is a lead (weak)
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*[A-Za-z]")
-_CYRILLIC = re.compile("[\u0400-\u04ff]")
 _TOKEN = re.compile(r"\w+")
 
 
@@ -111,7 +110,7 @@ def asks_across(groups: Sequence[Sequence[str]], df: Mapping[str, int], translat
     (identifiers aside) the index knows under ACROSS_KNOWN_SHARE (`judge` asks this only of an index with
     almost no Cyrillic text). `translated`: a word counts as known when one of its equivalents or
     translations is (the lexical side then bridges the gap); otherwise only the word itself counts."""
-    heads = [g for g in groups if not g[0].startswith("=") and _CYRILLIC.search(g[0])]
+    heads = [g for g in groups if not g[0].startswith("=") and CYRILLIC.search(g[0])]
     known = sum(any(t in df for t in g) if translated else g[0] in df for g in heads)
     return len(heads) >= 1 and known < ACROSS_KNOWN_SHARE * len(heads)
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
+from warehouse.core.tokenizer import CYRILLIC
 from warehouse.search import lexical, translation
 
 # word or stem -> equivalent words in the other language, or a paraphrase
@@ -186,7 +187,6 @@ def expand(con: duckdb.DuckDBPyConnection, query: str, terms: list[str] | None =
     return Expansion(all_terms, found, groups, generic)
 
 
-_CYRILLIC = re.compile("[\u0400-\u04ff]")
 _LATIN = re.compile("[a-z]")
 
 
@@ -197,10 +197,10 @@ def _translate_unknown(loanwords: Callable[[list[str]], dict[str, list[str]]], g
     Nothing when the query names a Latin-script thing the index does not know: "кто добавлял поддержку Windsurf
     …" is about Windsurf, and its translated frame ("add", "support") would answer it with work about something
     else."""
-    if any(_LATIN.search(g[0]) and not _CYRILLIC.search(g[0]) and not any(t in known for t in g) for g in groups):
+    if any(_LATIN.search(g[0]) and not CYRILLIC.search(g[0]) and not any(t in known for t in g) for g in groups):
         return []
     unknown = [g for g in groups
-               if not g[0].startswith("=") and _CYRILLIC.search(g[0]) and not any(t in known for t in g)]
+               if not g[0].startswith("=") and CYRILLIC.search(g[0]) and not any(t in known for t in g)]
     table = translation.lexicon()
     loans = loanwords([g[0] for g in unknown if g[0] not in table]) if unknown else {}
     added: list[str] = []

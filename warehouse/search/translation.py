@@ -83,9 +83,13 @@ def loanword_terms(con: duckdb.DuckDBPyConnection, stems: list[str]) -> dict[str
         vocab = sorted({t for (t,) in con.execute("\nUNION ALL\n".join(ranges)).fetchall()})
     except duckdb.CatalogException:
         return {}
+    by_head: dict[str, list[str]] = {}  # a matching term shares its first 4 letters with the spelling
+    for t in vocab:
+        by_head.setdefault(t[:4], []).append(t)
     out: dict[str, list[str]] = {}
     for stem, sps in spelled.items():
-        found = [t for t in vocab if len(t) >= LOANWORD_MIN_TERM and any(
+        near = sorted({t for h in {sp[:4] for sp in sps} for t in by_head.get(h, ())})
+        found = [t for t in near if len(t) >= LOANWORD_MIN_TERM and any(
             (sp.startswith(t) and len(t) >= len(sp) - LOANWORD_SLACK)
             or (t.startswith(sp) and len(sp) >= LOANWORD_MIN_TERM and len(t) <= len(sp) + LOANWORD_SLACK)
             for sp in sps)]
